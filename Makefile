@@ -1,0 +1,58 @@
+# Two commands matter: `make run` (serve) and `make test` (everything CI checks).
+# Each creates its own virtual environment on first use; installs are pinned by constraints.txt.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint typecheck unit container-test loadtest bench openapi lock clean
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.run-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(PIP) -e '.[test,bench]'
+	touch $@ $(VENV)/.run-installed
+
+run: $(VENV)/.run-installed
+	HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py service.wsgi:app
+
+test: lint typecheck unit container-test loadtest
+
+lint: $(VENV)/.test-installed
+	$(VENV)/bin/ruff check service tests scripts
+
+typecheck: $(VENV)/.test-installed
+	$(VENV)/bin/mypy --strict service/game service/__init__.py
+
+unit: $(VENV)/.test-installed
+	$(VENV)/bin/pytest -q -m "not container" tests
+
+container-test: $(VENV)/.test-installed
+	bash scripts/container_test.sh
+
+loadtest: $(VENV)/.test-installed
+	$(PY) scripts/loadtest.py
+
+bench: $(VENV)/.test-installed
+	$(PY) scripts/bench.py
+
+openapi: $(VENV)/.test-installed
+	$(PY) -m service.api.openapi > openapi.yaml
+
+# Re-pin every dependency (run after changing pyproject.toml, then commit constraints.txt).
+lock:
+	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --disable-pip-version-check -q -e '.[test,bench]'
+	.lock-venv/bin/pip freeze --exclude-editable | grep -v '^quart-bezique' > constraints.txt
+	rm -rf .lock-venv
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

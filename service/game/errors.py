@@ -1,0 +1,39 @@
+"""The one error family of the rules core.
+
+Every refusal of the core is a ``RulesError`` carrying a stable machine-readable ``code`` and a
+``path`` (keys and indexes into the caller's input, e.g. ``("hands", 3, "cards", 2)``). The HTTP
+layer turns ``path`` into a JSON pointer and ``code`` into a problem document without knowing which
+rule failed. Verdicts on betting sequences are *not* errors: they are values (see ``betting``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+PathElement = str | int
+
+
+class RulesError(ValueError):
+    """Input the rules refuse. ``code`` is stable and documented; ``message`` is for humans."""
+
+    code: str = "RULES_ERROR"
+
+    def __init__(
+        self, message: str, *, code: str | None = None, path: Sequence[PathElement] = ()
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.path: tuple[PathElement, ...] = tuple(path)
+
+    def at(self, *prefix: PathElement) -> RulesError:
+        """Re-anchor the error under ``prefix`` (the caller knows where this input sat)."""
+        self.path = tuple(prefix) + self.path
+        return self
+
+    def pointer(self) -> str:
+        """The path as an RFC 6901 JSON pointer (``""`` for the whole document)."""
+        return "".join(
+            "/" + str(part).replace("~", "~0").replace("/", "~1") for part in self.path
+        )
