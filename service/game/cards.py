@@ -25,6 +25,9 @@ class Suit(Enum):
     HEARTS = "H"
     DIAMONDS = "D"
 
+    # Members are singletons: identity hashing is correct and, unlike Enum's default, runs in C.
+    __hash__ = object.__hash__
+
     @property
     def code(self) -> str:
         return self.value
@@ -52,6 +55,8 @@ class Rank(Enum):
     KING = "K"
     ACE = "A"
 
+    __hash__ = object.__hash__
+
     @property
     def code(self) -> str:
         return self.value
@@ -77,23 +82,23 @@ COPIES_IN_SHOE: Final = 6
 HAND_SIZE: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
-    """One of the 24 distinct cards. Use ``card(rank, suit)`` or ``parse_card``; never build twins."""
+    """One of the 24 distinct cards. Use ``card(rank, suit)`` or ``parse_card``; never build twins.
+
+    Equality is identity and the hash is the index: there is exactly one instance per card, and
+    hashing two enums per lookup would dominate the scoring search.
+    """
 
     rank: Rank
     suit: Suit
     index: int
-    """Position in ``CARDS``: suit-major (S, C, H, D), ranks low to high inside a suit."""
-
-    @property
-    def code(self) -> str:
-        """The canonical wire form: rank then suit, upper case, ``10`` never ``T``."""
-        return self.rank.value + self.suit.value
-
-    @property
-    def points(self) -> int:
-        return self.rank.points
+    """Position in ``CARDS``, the card order: suits S C H D, inside a suit ranks high to low
+    (A K Q J 10 9), so sorted cards read the way players write them (K♠ Q♠ J♠)."""
+    points: int
+    """Points of the card when loose (section 3), a plain int because the search reads it often."""
+    code: str
+    """The canonical wire form: rank then suit, upper case, ``10`` never ``T``."""
 
     def __str__(self) -> str:
         return self.code
@@ -101,20 +106,31 @@ class Card:
     def __repr__(self) -> str:
         return f"Card({self.code})"
 
+    def __hash__(self) -> int:
+        return self.index
+
     def __lt__(self, other: Card) -> bool:
         return self.index < other.index
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        return (_card_at, (self.index,))
+
 
 CARDS: Final[tuple[Card, ...]] = tuple(
-    Card(rank, suit, s * len(RANKS) + r)
+    Card(rank, suit, s * len(RANKS) + r, rank.points, rank.value + suit.value)
     for s, suit in enumerate(SUITS)
-    for r, rank in enumerate(RANKS)
+    for r, rank in enumerate(reversed(RANKS))
 )
+
+
+def _card_at(index: int) -> Card:
+    """Unpickling goes back to the shared instance, so identity equality survives copies."""
+    return CARDS[index]
 
 
 def card(rank: Rank, suit: Suit) -> Card:
     """The shared instance of the card with this rank and suit."""
-    return CARDS[suit.index * len(RANKS) + rank.index]
+    return CARDS[suit.index * len(RANKS) + len(RANKS) - 1 - rank.index]
 
 
 _RANK_SPELLINGS: Final = {

@@ -1,0 +1,32 @@
+"""Quart-Bezique adjudication: the library API.
+
+Import these to adjudicate without a web server::
+
+    >>> from service import score_hand
+    >>> score_hand(["KS", "QS", "JS", "JC"], trump="S").score
+    16
+
+Every function takes card codes (any spelling RULES.md section 2 accepts) or ``Card`` objects and
+raises a ``RulesError`` (with a stable ``code`` and a ``path`` into its input) for input the rules
+refuse. Betting verdicts are values, not errors.
+"""
+
+from .game.cards import Card, Rank, Suit, parse_card, parse_cards
+from .game.errors import RulesError
+from .game.ruleset import RULESET
+from .game.scoring import HandScore, score_hand
+from .game.showdown import Showdown, compare_hands
+
+__all__ = [
+    "RULESET",
+    "Card",
+    "HandScore",
+    "Rank",
+    "RulesError",
+    "Showdown",
+    "Suit",
+    "compare_hands",
+    "parse_card",
+    "parse_cards",
+    "score_hand",
+]

@@ -1,0 +1,459 @@
+"""Hand scoring: RULES.md sections 3 to 6.
+
+Two layers, one definition:
+
+* ``search_declaration`` is the definition. It lists every combination the four cards contain,
+  every legal way to declare a set of them (rule 5.2's sharing exception included), and keeps the
+  best total, breaking ties by the documented rule below. It is slow and meant to be read.
+* ``ScoreTable`` is derived from it: the search run once over every distinct hand (17,550 multisets
+  of the 24 cards) for each trump setting, keyed by a number that is the same whatever order the
+  cards come in. Serving a hand is then one dictionary lookup. Tests check the table against the
+  search over the whole hand space, so the table can never be "another implementation" of a rule.
+
+Tie-break (rule 5.5): among the declarations that reach the best score, the service reports the
+one whose combinations, each written as (its row in the section 4 table, its cards in card order)
+and listed in increasing order, form the smallest sequence. So a marriage is preferred to a bezique
+of equal value, a lower card order to a higher one, and the choice depends only on the multiset of
+cards, never on the order they were given in.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import operator
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from .cards import (
+    CARD_BY_SPELLING,
+    CARDS,
+    HAND_SIZE,
+    RANKS,
+    Card,
+    Rank,
+    Suit,
+    parse_card,
+    parse_suit,
+)
+from .errors import RulesError
+
+
+class CombinationType(str, Enum):
+    """Combinations of section 4, declared in the table's order (which the tie-break uses)."""
+
+    THREE_OF_A_KIND = "three_of_a_kind"
+    FOUR_OF_A_KIND = "four_of_a_kind"
+    MARRIAGE = "marriage"
+    BEZIQUE = "bezique"
+    DOUBLE_BEZIQUE = "double_bezique"
+    CORONKA = "coronka"
+
+
+_TYPE_ORDER: Final = {kind: i for i, kind in enumerate(CombinationType)}
+
+THREE_OF_A_KIND_POINTS: Final = 6
+FOUR_OF_A_KIND_POINTS: Final = {Rank.ACE: 0, Rank.KING: 8}
+FOUR_OF_A_KIND_DEFAULT_POINTS: Final = 9
+MARRIAGE_POINTS: Final = 4
+BEZIQUE_POINTS: Final = 4
+DOUBLE_BEZIQUE_POINTS: Final = 9
+CORONKA_POINTS: Final = {3: 6, 4: 9}
+TRUMP_FACTOR: Final = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """A declared combination: its cards in card order and its points after trump doubling."""
+
+    type: CombinationType
+    cards: tuple[Card, ...]
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class LooseCard:
+    """A card in no declared combination, with its own points after trump doubling (rule 5.4)."""
+
+    card: Card
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """The declaration that reaches a hand's score; shared by every hand with the same cards."""
+
+    score: int
+    combinations: tuple[Combination, ...]
+    loose: tuple[LooseCard, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """A scored hand: the cards as given (canonical instances), the trump, score and breakdown."""
+
+    cards: tuple[Card, ...]
+    trump: Suit | None
+    score: int
+    combinations: tuple[Combination, ...]
+    loose: tuple[LooseCard, ...]
+
+
+class HandError(RulesError):
+    """A hand that is not a legal Quart-Bezique hand (wrong size, a card more than 6 times)."""
+
+    code = "INVALID_HAND"
+
+
+# --------------------------------------------------------------------------------------------
+# The definition: combinations, legal declarations, the best one.
+# --------------------------------------------------------------------------------------------
+
+
+def _card_order(c: Card) -> int:
+    return c.index
+
+
+def _is_consecutive_one_suit(cards: Sequence[Card]) -> bool:
+    """Coronka shape: one suit, distinct ranks forming a run of 9 10 J Q K A (no wrap)."""
+    if len({c.suit for c in cards}) != 1:
+        return False
+    ranks = sorted(c.rank.index for c in cards)
+    return all(b == a + 1 for a, b in itertools.pairwise(ranks))
+
+
+def _same_colour_queen_jack(q: Card, j: Card) -> bool:
+    return (
+        q.rank is Rank.QUEEN
+        and j.rank is Rank.JACK
+        and q.suit is not j.suit
+        and q.suit.is_black == j.suit.is_black
+    )
+
+
+@functools.cache
+def combination_type(cards: tuple[Card, ...]) -> CombinationType | None:
+    """Which section 4 combination these cards form by themselves, if any (four of a kind aside).
+
+    Cached because the whole hand space asks about the same few hundred card groups again and again.
+    """
+    if len(cards) == 2:
+        a, b = cards
+        if {a.rank, b.rank} == {Rank.KING, Rank.QUEEN} and a.suit is b.suit:
+            return CombinationType.MARRIAGE
+        if _same_colour_queen_jack(a, b) or _same_colour_queen_jack(b, a):
+            return CombinationType.BEZIQUE
+        return None
+    if len(cards) == 3 and len({c.rank for c in cards}) == 1:
+        return CombinationType.THREE_OF_A_KIND
+    if len(cards) in CORONKA_POINTS and _is_consecutive_one_suit(cards):
+        return CombinationType.CORONKA
+    return None
+
+
+def _base_points(kind: CombinationType, cards: Sequence[Card]) -> int:
+    if kind is CombinationType.THREE_OF_A_KIND:
+        return THREE_OF_A_KIND_POINTS
+    if kind is CombinationType.FOUR_OF_A_KIND:
+        return FOUR_OF_A_KIND_POINTS.get(cards[0].rank, FOUR_OF_A_KIND_DEFAULT_POINTS)
+    if kind is CombinationType.MARRIAGE:
+        return MARRIAGE_POINTS
+    if kind is CombinationType.BEZIQUE:
+        return BEZIQUE_POINTS
+    if kind is CombinationType.DOUBLE_BEZIQUE:
+        return DOUBLE_BEZIQUE_POINTS
+    return CORONKA_POINTS[len(cards)]
+
+
+def _all_trump(cards: Sequence[Card], trump: Suit | None) -> bool:
+    return trump is not None and all(c.suit is trump for c in cards)
+
+
+@functools.cache
+def combination_points(
+    kind: CombinationType, cards: tuple[Card, ...], trump: Suit | None
+) -> int:
+    """Section 4 points, doubled only when every card of the combination is a trump (section 6).
+
+    Cached: the hand space holds a few hundred distinct combinations, asked about 100,000 times.
+    """
+    base = _base_points(kind, cards)
+    return base * TRUMP_FACTOR if _all_trump(cards, trump) else base
+
+
+def loose_points(c: Card, trump: Suit | None) -> int:
+    """Section 3 points of a loose card, doubled when it is a trump (section 6)."""
+    return c.points * TRUMP_FACTOR if c.suit is trump else c.points
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A combination found in the hand: its type and the positions (in the hand) of its cards."""
+
+    type: CombinationType
+    positions: frozenset[int]
+
+
+Group = tuple[CombinationType, tuple[Card, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """One legal way to declare: combination groups (two beziques folded into a double bezique,
+    rule 5.3) and the cards left loose. Independent of the trump; only its points depend on it."""
+
+    groups: tuple[Group, ...]
+    loose: tuple[Card, ...]
+
+    def points(self, trump: Suit | None) -> int:
+        """The total this declaration scores (sections 4 to 6)."""
+        return sum(combination_points(kind, cards, trump) for kind, cards in self.groups) + sum(
+            loose_points(c, trump) for c in self.loose
+        )
+
+    def tie_break_key(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
+        """Rule 5.5's fixed choice: see the module docstring."""
+        return tuple((_TYPE_ORDER[kind], tuple(c.index for c in cards)) for kind, cards in self.groups)
+
+
+_GROUPS_OF_POSITIONS: Final = tuple(
+    (frozenset(positions), operator.itemgetter(*positions))
+    for size in (2, 3, 4)
+    for positions in itertools.combinations(range(HAND_SIZE), size)
+)
+"""Every group of 2 to 4 positions in a hand, with a getter that picks those cards out of it."""
+
+
+def candidates(hand: Sequence[Card]) -> list[Candidate]:
+    """Every combination the hand (in card order) contains, each group of positions tried once."""
+    found: list[Candidate] = []
+    for positions, pick in _GROUPS_OF_POSITIONS:
+        kind = combination_type(pick(hand))
+        if kind is not None:
+            found.append(Candidate(kind, positions))
+    return found
+
+
+def may_share(a: Candidate, b: Candidate) -> bool:
+    """Rule 5.2: disjoint, except that a bezique may share one card with a coronka."""
+    shared = len(a.positions & b.positions)
+    if shared == 0:
+        return True
+    kinds = {a.type, b.type}
+    return shared == 1 and kinds == {CombinationType.BEZIQUE, CombinationType.CORONKA}
+
+
+def _declaration(hand: Sequence[Card], chosen: Sequence[Candidate]) -> Declaration:
+    beziques = [d for d in chosen if d.type is CombinationType.BEZIQUE]
+    double = len(beziques) == 2
+    groups: list[Group] = [
+        (d.type, _sorted_cards(hand[p] for p in d.positions))
+        for d in chosen
+        if not (double and d.type is CombinationType.BEZIQUE)
+    ]
+    if double:
+        cards = _sorted_cards(hand[p] for d in beziques for p in d.positions)
+        groups.append((CombinationType.DOUBLE_BEZIQUE, cards))
+    groups.sort(key=lambda g: (_TYPE_ORDER[g[0]], tuple(c.index for c in g[1])))
+    used = frozenset().union(*(d.positions for d in chosen))
+    loose = _sorted_cards(hand[p] for p in range(len(hand)) if p not in used)
+    return Declaration(tuple(groups), loose)
+
+
+def legal_declarations(hand: Sequence[Card]) -> list[Declaration]:
+    """Every set of combinations the holder may declare together (the empty set included).
+
+    Independent of the trump: only points depend on it, so the table asks once per hand.
+    """
+    hand = _sorted_cards(hand)
+    found = candidates(hand)
+    return [
+        _declaration(hand, chosen)
+        for size in range(len(found) + 1)
+        for chosen in itertools.combinations(found, size)
+        if all(may_share(a, b) for a, b in itertools.combinations(chosen, 2))
+    ]
+
+
+def _sorted_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=_card_order))
+
+
+def _breakdown(declared: Declaration, trump: Suit | None) -> Breakdown:
+    combos = tuple(
+        _combination(kind, cards, combination_points(kind, cards, trump))
+        for kind, cards in declared.groups
+    )
+    loose = tuple(_loose_card(c, loose_points(c, trump)) for c in declared.loose)
+    score = sum(c.points for c in combos) + sum(lc.points for lc in loose)
+    return Breakdown(score, combos, loose)
+
+
+@functools.cache
+def _combination(kind: CombinationType, cards: tuple[Card, ...], points: int) -> Combination:
+    """Shared instances: the table holds 87,750 breakdowns made of a few hundred distinct parts."""
+    return Combination(kind, cards, points)
+
+
+@functools.cache
+def _loose_card(c: Card, points: int) -> LooseCard:
+    return LooseCard(c, points)
+
+
+def _four_of_a_kind(hand: Sequence[Card], trump: Suit | None) -> Breakdown:
+    """Rule 5.1: four cards of one rank score as four of a kind and nothing else."""
+    cards = _sorted_cards(hand)
+    kind = CombinationType.FOUR_OF_A_KIND
+    points = combination_points(kind, cards, trump)
+    return Breakdown(points, (_combination(kind, cards, points),), ())
+
+
+def search_declaration(
+    hand: Sequence[Card],
+    trump: Suit | None = None,
+    declarations: Sequence[Declaration] | None = None,
+) -> Breakdown:
+    """The definition of a hand's score: the best legal declaration, ties broken as documented.
+
+    ``declarations`` lets a caller that scores one hand under several trumps enumerate the
+    (trump-independent) legal declarations once; it must be ``legal_declarations(hand)``.
+    """
+    if len(hand) == HAND_SIZE and len({c.rank for c in hand}) == 1:
+        return _four_of_a_kind(hand, trump)
+    if declarations is None:
+        declarations = legal_declarations(hand)
+    best_points = -1
+    best: list[Declaration] = []
+    for declared in declarations:
+        points = declared.points(trump)
+        if points > best_points:
+            best_points, best = points, [declared]
+        elif points == best_points:
+            best.append(declared)
+    chosen = best[0] if len(best) == 1 else min(best, key=Declaration.tie_break_key)
+    return _breakdown(chosen, trump)
+
+
+# --------------------------------------------------------------------------------------------
+# The derived table: every distinct hand, every trump setting, precomputed from the definition.
+# --------------------------------------------------------------------------------------------
+
+_COUNT_BITS: Final = 3
+"""Bits per card in a hand key: a 4-card hand holds a card at most 4 times, which fits in 3."""
+
+CARD_WEIGHT: Final[tuple[int, ...]] = tuple(1 << (_COUNT_BITS * c.index) for c in CARDS)
+"""A hand's key is the sum of its cards' weights: a multiset count vector packed in one int."""
+
+WEIGHT_BY_SPELLING: Final[dict[str, int]] = {
+    spelling: CARD_WEIGHT[c.index] for spelling, c in CARD_BY_SPELLING.items()
+}
+"""Every accepted card spelling straight to its weight: the batch fast path's only lookup."""
+
+TRUMP_SETTINGS: Final[tuple[Suit | None, ...]] = (None, *Suit)
+
+
+def hand_key(cards: Sequence[Card]) -> int:
+    """The order-independent key of a hand."""
+    return sum(CARD_WEIGHT[c.index] for c in cards)
+
+
+def distinct_hands() -> Iterator[tuple[Card, ...]]:
+    """All 17,550 multisets of four cards, each once, in card order."""
+    return itertools.combinations_with_replacement(CARDS, HAND_SIZE)
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreTable:
+    """Score and breakdown of every distinct hand under one trump setting, by hand key."""
+
+    trump: Suit | None
+    breakdowns: dict[int, Breakdown]
+    scores: dict[int, int]
+
+
+def build_tables() -> dict[Suit | None, ScoreTable]:
+    """Run the definition over the whole hand space, for every trump setting at once."""
+    breakdowns: dict[Suit | None, dict[int, Breakdown]] = {t: {} for t in TRUMP_SETTINGS}
+    for hand in distinct_hands():
+        key = hand_key(hand)
+        declarations = legal_declarations(hand)
+        plain = breakdowns[None][key] = search_declaration(hand, None, declarations)
+        suits = {c.suit for c in hand}
+        for trump in Suit:
+            # A trump the hand does not hold changes no points, so the plain answer stands; the
+            # exhaustive test against search_declaration(hand, trump) keeps this shortcut honest.
+            breakdowns[trump][key] = (
+                search_declaration(hand, trump, declarations) if trump in suits else plain
+            )
+    return {
+        trump: ScoreTable(trump, table, {k: b.score for k, b in table.items()})
+        for trump, table in breakdowns.items()
+    }
+
+
+_TABLES: dict[Suit | None, ScoreTable] = {}
+
+
+def table(trump: Suit | None) -> ScoreTable:
+    """The table for one trump setting; all five are built together on first use and kept."""
+    found = _TABLES.get(trump)
+    if found is None:
+        _TABLES.update(build_tables())
+        found = _TABLES[trump]
+    return found
+
+
+def ensure_tables() -> None:
+    """Build the tables now (e.g. in a server's master before it forks) instead of on first use."""
+    table(None)
+
+
+def tables_ready() -> bool:
+    return len(_TABLES) == len(TRUMP_SETTINGS)
+
+
+# --------------------------------------------------------------------------------------------
+# The public entry points.
+# --------------------------------------------------------------------------------------------
+
+
+def parse_hand(cards: Sequence[Card | str]) -> tuple[Card, ...]:
+    """Cards or card codes to a legal hand: exactly four cards (so no card can exceed the shoe's
+    six copies here; that limit bites only across hands, see ``showdown.check_shoe``)."""
+    if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
+        raise HandError(
+            f"a hand is a list of {HAND_SIZE} cards, not {type(cards).__name__}",
+            code="INVALID_HAND",
+        )
+    if len(cards) != HAND_SIZE:
+        raise HandError(
+            f"a hand holds exactly {HAND_SIZE} cards, got {len(cards)}", code="WRONG_HAND_SIZE"
+        )
+    hand = tuple(c if isinstance(c, Card) else parse_card(c, i) for i, c in enumerate(cards))
+    return hand
+
+
+def score_hand(cards: Sequence[Card | str], trump: Suit | str | None = None) -> HandScore:
+    """Score a hand (sections 5 and 6): the score and the declaration that reaches it."""
+    trump_suit = parse_suit(trump)
+    hand = parse_hand(cards)
+    breakdown = table(trump_suit).breakdowns[hand_key(hand)]
+    return HandScore(hand, trump_suit, breakdown.score, breakdown.combinations, breakdown.loose)
+
+
+def score_value(codes: Sequence[str], trump: Suit | None = None) -> int:
+    """Just the score of four card codes: the hot path, one lookup per card and one per hand.
+
+    Anything unusual (not four codes, an unknown spelling) falls back to ``score_hand`` so the
+    caller gets the same typed error as everywhere else.
+    """
+    try:
+        a, b, c, d = codes
+        w = WEIGHT_BY_SPELLING
+        return table(trump).scores[w[a] + w[b] + w[c] + w[d]]
+    except (ValueError, KeyError, TypeError):
+        return score_hand(codes, trump).score
+
+

@@ -1,0 +1,66 @@
+"""Showdown: RULES.md section 8.
+
+Two hands are compared by score under the round's trump; equal scores tie (no further tie-break).
+The pair must be possible from one shoe: no card more than six times across both hands.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import COPIES_IN_SHOE, Card, Suit, parse_suit
+from .errors import RulesError
+from .scoring import HandScore, score_hand
+
+
+class ShoeError(RulesError):
+    """Hands that one six-deck shoe cannot hold together."""
+
+    code = "SHOE_EXCEEDED"
+
+
+@dataclass(frozen=True, slots=True)
+class Showdown:
+    """Both scored hands, in the order given, and the index (0 or 1) of the winner."""
+
+    trump: Suit | None
+    hands: tuple[HandScore, HandScore]
+    winner: int | None
+    """0 or 1, or None on a tie."""
+
+    @property
+    def tie(self) -> bool:
+        return self.winner is None
+
+
+def check_shoe(hands: Sequence[Sequence[Card]]) -> None:
+    """Refuse hands holding some card more than six times between them (sections 1 and 8)."""
+    counts = Counter(c for hand in hands for c in hand)
+    over = sorted((c for c, n in counts.items() if n > COPIES_IN_SHOE), key=lambda c: c.index)
+    if over:
+        worst = over[0]
+        raise ShoeError(
+            f"the hands hold {worst.code} {counts[worst]} times together; "
+            f"one shoe has only {COPIES_IN_SHOE}"
+        )
+
+
+def compare_hands(
+    first: Sequence[Card | str],
+    second: Sequence[Card | str],
+    trump: Suit | str | None = None,
+) -> Showdown:
+    """Score both hands and name the winner (section 8). Errors name the hand: path (0|1, ...)."""
+    trump_suit = parse_suit(trump)
+    scored: list[HandScore] = []
+    for i, hand in enumerate((first, second)):
+        try:
+            scored.append(score_hand(hand, trump_suit))
+        except RulesError as error:
+            raise error.at(i) from None
+    a, b = scored
+    check_shoe([a.cards, b.cards])
+    winner = None if a.score == b.score else (0 if a.score > b.score else 1)
+    return Showdown(trump_suit, (a, b), winner)
