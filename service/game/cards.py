@@ -192,7 +192,9 @@ class CardError(RulesError):
         self.reason = reason
         self.position = position
         where = f" at position {position}" if position is not None else ""
-        shown = value if isinstance(value, str | int | float | bool | None) else type(value).__name__
+        shown = (
+            value if isinstance(value, str | int | float | bool | None) else type(value).__name__
+        )
         super().__init__(
             f"invalid card {shown!r}{where}: {reason}",
             path=() if position is None else (position,),

@@ -34,6 +34,4 @@ class RulesError(ValueError):
 
     def pointer(self) -> str:
         """The path as an RFC 6901 JSON pointer (``""`` for the whole document)."""
-        return "".join(
-            "/" + str(part).replace("~", "~0").replace("/", "~1") for part in self.path
-        )
+        return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in self.path)

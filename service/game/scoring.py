@@ -24,14 +24,13 @@ import itertools
 import operator
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Final
 
 from .cards import (
     CARD_BY_SPELLING,
     CARDS,
     HAND_SIZE,
-    RANKS,
     Card,
     Rank,
     Suit,
@@ -41,7 +40,7 @@ from .cards import (
 from .errors import RulesError
 
 
-class CombinationType(str, Enum):
+class CombinationType(StrEnum):
     """Combinations of section 4, declared in the table's order (which the tie-break uses)."""
 
     THREE_OF_A_KIND = "three_of_a_kind"
@@ -172,9 +171,7 @@ def _all_trump(cards: Sequence[Card], trump: Suit | None) -> bool:
 
 
 @functools.cache
-def combination_points(
-    kind: CombinationType, cards: tuple[Card, ...], trump: Suit | None
-) -> int:
+def combination_points(kind: CombinationType, cards: tuple[Card, ...], trump: Suit | None) -> int:
     """Section 4 points, doubled only when every card of the combination is a trump (section 6).
 
     Cached: the hand space holds a few hundred distinct combinations, asked about 100,000 times.
@@ -215,7 +212,9 @@ class Declaration:
 
     def tie_break_key(self) -> tuple[tuple[int, tuple[int, ...]], ...]:
         """Rule 5.5's fixed choice: see the module docstring."""
-        return tuple((_TYPE_ORDER[kind], tuple(c.index for c in cards)) for kind, cards in self.groups)
+        return tuple(
+            (_TYPE_ORDER[kind], tuple(c.index for c in cards)) for kind, cards in self.groups
+        )
 
 
 _GROUPS_OF_POSITIONS: Final = tuple(
@@ -455,5 +454,3 @@ def score_value(codes: Sequence[str], trump: Suit | None = None) -> int:
         return table(trump).scores[w[a] + w[b] + w[c] + w[d]]
     except (ValueError, KeyError, TypeError):
         return score_hand(codes, trump).score
-
-

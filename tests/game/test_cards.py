@@ -1,0 +1,124 @@
+"""RULES.md sections 1 and 2: the cards and their wire notation."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+from service.game.cards import (
+    CARDS,
+    CardError,
+    Rank,
+    Suit,
+    TrumpError,
+    card,
+    format_cards,
+    parse_card,
+    parse_cards,
+    parse_suit,
+)
+
+
+def test_rules_1_there_are_24_distinct_cards() -> None:
+    assert len(CARDS) == 24
+    assert len({(c.rank, c.suit) for c in CARDS}) == 24
+    assert [c.index for c in CARDS] == list(range(24))
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("KS", "KS"),
+        ("10H", "10H"),
+        ("9D", "9D"),
+        ("TS", "10S"),
+        ("ts", "10S"),
+        ("tS", "10S"),
+        ("10s", "10S"),
+        ("qh", "QH"),
+        ("K♠", "KS"),
+        ("k♣", "KC"),
+        ("T♥", "10H"),
+        ("10♦", "10D"),
+        ("a♠", "AS"),
+    ],
+)
+def test_rules_2_aliases_parse_to_the_canonical_card(text: str, code: str) -> None:
+    assert parse_card(text).code == code
+
+
+def test_rules_2_every_card_round_trips_through_its_canonical_code() -> None:
+    for c in CARDS:
+        assert parse_card(c.code) is c
+        assert card(c.rank, c.suit) is c
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ("", "empty"),
+        ("K", "wrong length"),
+        ("10SS", "wrong length"),
+        ("1S", "unknown rank"),
+        ("11S", "unknown rank"),
+        ("BS", "unknown rank"),
+        ("KX", "unknown suit"),
+        ("K♤", "unknown suit"),
+        (10, "must be a string"),
+        (None, "must be a string"),
+        (["KS"], "must be a string"),
+    ],
+)
+def test_rules_2_bad_spellings_raise_a_typed_error_naming_value_and_position(
+    value: object, reason: str
+) -> None:
+    with pytest.raises(CardError) as caught:
+        parse_card(value, 3)
+    assert reason in str(caught.value)
+    assert caught.value.position == 3
+    assert caught.value.value == value
+    assert caught.value.code == "INVALID_CARD"
+    assert caught.value.pointer() == "/3"
+
+
+def test_rules_2_parse_cards_reports_the_first_bad_position() -> None:
+    with pytest.raises(CardError) as caught:
+        parse_cards(["KS", "QS", "ZZ", "XX"])
+    assert caught.value.position == 2
+
+
+def test_rules_2_output_is_canonical_upper_case() -> None:
+    assert format_cards(parse_cards(["ts", "k♦", "9h"])) == ["10S", "KD", "9H"]
+
+
+@pytest.mark.parametrize(
+    ("text", "suit"),
+    [("S", Suit.SPADES), ("c", Suit.CLUBS), ("♥", Suit.HEARTS), ("d", Suit.DIAMONDS), (None, None)],
+)
+def test_rules_2_trump_is_a_suit_or_null(text: str | None, suit: Suit | None) -> None:
+    assert parse_suit(text) is suit
+
+
+@pytest.mark.parametrize("bad", ["", "X", "SS", "spades", 1, True])
+def test_rules_2_bad_trump_is_refused(bad: object) -> None:
+    with pytest.raises(TrumpError):
+        parse_suit(bad)
+
+
+def test_rules_3_points_of_single_cards() -> None:
+    points = {r: r.points for r in Rank}
+    assert points == {
+        Rank.KING: 1,
+        Rank.QUEEN: 1,
+        Rank.JACK: 1,
+        Rank.TEN: 1,
+        Rank.ACE: 0,
+        Rank.NINE: 0,
+    }
+    assert all(c.points == c.rank.points for c in CARDS)
+
+
+def test_cards_are_shared_instances_even_through_pickle() -> None:
+    for c in CARDS:
+        assert pickle.loads(pickle.dumps(c)) is c

@@ -1,0 +1,380 @@
+"""RULES.md sections 3 to 7: scoring a hand, with and without trumps.
+
+The worked examples are checked one by one; then the whole hand space (17,550 hands x 5 trump
+settings) is checked three ways: the served table against the definition (the declaration search),
+the definition against an independent reference written here from the rules text, and every
+reported breakdown against the declaration rules.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator, Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from service.game.cards import CARDS, Card, CardError, Rank, Suit, parse_cards
+from service.game.scoring import (
+    TRUMP_SETTINGS,
+    CombinationType,
+    HandError,
+    HandScore,
+    distinct_hands,
+    hand_key,
+    score_hand,
+    score_value,
+    search_declaration,
+    table,
+)
+
+# --- section 7: the worked examples, verbatim -------------------------------------------------
+
+WORKED_EXAMPLES = [
+    # (hand, trump, score, the combinations reported as (type, points))
+    ("Q♠ Q♣ Q♥ K♥", None, 7, [("three_of_a_kind", 6)]),
+    ("K♥ Q♥ K♦ 10♦", None, 6, [("marriage", 4)]),
+    ("Q♠ J♣ K♦ J♦", None, 6, [("bezique", 4)]),
+    ("Q♠ J♣ Q♥ J♦", None, 9, [("double_bezique", 9)]),
+    ("K♠ Q♠ J♠ J♣", None, 10, [("bezique", 4), ("coronka", 6)]),
+    ("K♠ Q♠ J♠ 10♠", None, 9, [("coronka", 9)]),
+    ("A♠ A♣ A♥ A♦", None, 0, [("four_of_a_kind", 0)]),
+    ("K♠ K♣ K♥ K♦", None, 8, [("four_of_a_kind", 8)]),
+    ("9♠ 9♣ 9♥ 9♦", None, 9, [("four_of_a_kind", 9)]),
+    ("K♠ Q♠ J♠ J♣", "S", 16, [("bezique", 4), ("coronka", 12)]),
+    ("K♠ Q♠ J♠ J♣", "C", 10, [("bezique", 4), ("coronka", 6)]),
+    ("K♥ Q♥ K♦ 10♦", "H", 10, [("marriage", 8)]),
+    ("K♥ Q♥ K♦ 10♦", "D", 8, [("marriage", 4)]),
+    ("Q♥ Q♥ Q♥ Q♥", "H", 18, [("four_of_a_kind", 18)]),
+    ("Q♥ Q♥ Q♥ Q♠", "H", 9, [("four_of_a_kind", 9)]),
+    ("K♠ K♠ Q♠ Q♠", None, 8, [("marriage", 4), ("marriage", 4)]),
+    ("K♥ Q♥ Q♠ J♣", None, 8, [("marriage", 4), ("bezique", 4)]),
+    ("A♠ A♣ A♥ K♥", None, 7, [("three_of_a_kind", 6)]),
+    ("Q♠ K♠ A♠ J♣", None, 10, [("bezique", 4), ("coronka", 6)]),
+    ("J♣ J♣ J♣ Q♠", "C", 13, [("three_of_a_kind", 12)]),
+    ("9♥ A♥ 9♦ A♦", "H", 0, []),
+]
+
+
+@pytest.mark.parametrize(
+    ("hand", "trump", "score", "combinations"),
+    WORKED_EXAMPLES,
+    ids=[f"{h}|{t or '-'}" for h, t, _, _ in WORKED_EXAMPLES],
+)
+def test_rules_7_worked_examples(
+    hand: str, trump: str | None, score: int, combinations: list[tuple[str, int]]
+) -> None:
+    result = score_hand(hand.split(), trump)
+    assert result.score == score
+    assert [(c.type.value, c.points) for c in result.combinations] == combinations
+    assert_legal_breakdown(result)
+
+
+def test_rules_7_loose_cards_of_the_trump_example_are_doubled() -> None:
+    result = score_hand(["K♥", "Q♥", "K♦", "10♦"], "D")
+    assert [(lc.card.code, lc.points) for lc in result.loose] == [("KD", 2), ("10D", 2)]
+
+
+def test_rules_7_bezique_shares_queen_with_coronka() -> None:
+    result = score_hand(["KS", "QS", "JS", "JC"])
+    bezique, coronka = result.combinations
+    assert [c.code for c in bezique.cards] == ["QS", "JC"]
+    assert [c.code for c in coronka.cards] == ["KS", "QS", "JS"]
+    assert result.loose == ()
+
+
+# --- sections 4 to 6, one rule at a time ------------------------------------------------------
+
+
+def test_rules_5_1_four_of_a_kind_takes_the_whole_hand() -> None:
+    for rank, points in [(Rank.ACE, 0), (Rank.KING, 8), (Rank.QUEEN, 9), (Rank.NINE, 9)]:
+        hand = [c for c in CARDS if c.rank is rank]
+        result = score_hand(hand)
+        assert result.score == points
+        assert [c.type for c in result.combinations] == [CombinationType.FOUR_OF_A_KIND]
+        assert result.loose == ()
+
+
+def test_rules_5_2_combinations_share_no_card_except_bezique_with_coronka() -> None:
+    # Q♥ cannot serve the three queens and the marriage at once.
+    assert score_hand(["QS", "QC", "QH", "KH"]).score == 7
+    # The coronka's own marriage does not count beside it.
+    assert score_hand(["KS", "QS", "JS", "10S"]).score == 9
+    # Three of a kind never shares with a bezique: Q♠ Q♣ Q♥ J♦ is three queens + J, not more.
+    assert score_hand(["QS", "QC", "QH", "JD"]).score == 7
+
+
+def test_rules_5_3_two_beziques_count_nine_even_from_duplicates() -> None:
+    result = score_hand(["QS", "QS", "JC", "JC"])
+    assert result.score == 9
+    assert [c.type for c in result.combinations] == [CombinationType.DOUBLE_BEZIQUE]
+
+
+def test_rules_4_bezique_needs_different_suits_of_one_colour() -> None:
+    assert score_hand(["QS", "JS", "9H", "9D"]).score == 2  # same suit: no bezique
+    assert score_hand(["QS", "JH", "9H", "9D"]).score == 2  # different colours: no bezique
+    assert score_hand(["QH", "JD", "9H", "9D"]).score == 4
+
+
+def test_rules_4_coronka_does_not_wrap_around() -> None:
+    assert score_hand(["AS", "9S", "10S", "9D"]).score == 1  # A-9-10 is not a run
+    assert score_hand(["QS", "KS", "AS", "9D"]).score == 6
+
+
+def test_rules_4_three_aces_and_three_nines_score_six() -> None:
+    assert score_hand(["AS", "AC", "AH", "9D"]).score == 6
+    assert score_hand(["9S", "9C", "9H", "AD"]).score == 6
+
+
+def test_rules_6_mixed_combinations_are_not_doubled() -> None:
+    assert score_hand(["QS", "JC", "9H", "9D"], "S").score == 4
+    assert score_hand(["QS", "JC", "QH", "JD"], "S").score == 9  # double bezique stays 9
+    assert score_hand(["KS", "KS", "KC", "9D"], "S").score == 6  # three kings, two trumps
+
+
+def test_rules_6_four_trump_aces_still_score_zero_and_four_trump_kings_sixteen() -> None:
+    assert score_hand(["AS"] * 4, "S").score == 0
+    assert score_hand(["KS"] * 4, "S").score == 16
+    assert score_hand(["10S"] * 4, "S").score == 18
+
+
+def test_rules_6_coronka_of_four_in_trumps_scores_eighteen() -> None:
+    assert score_hand(["9H", "10H", "JH", "QH"], "H").score == 18
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [0, 1, 3, 5, 8])
+def test_rules_1_a_hand_is_exactly_four_cards(size: int) -> None:
+    with pytest.raises(HandError) as caught:
+        score_hand(["KS"] * size)
+    assert caught.value.code == "WRONG_HAND_SIZE"
+
+
+def test_rules_2_bad_card_in_a_hand_names_its_position() -> None:
+    with pytest.raises(CardError) as caught:
+        score_hand(["KS", "QS", "JS", "JX"])
+    assert caught.value.path == (3,)
+
+
+@pytest.mark.parametrize("bad", ["KSQSJSJC", None, 7, {"a": 1}])
+def test_a_hand_must_be_a_list(bad: object) -> None:
+    with pytest.raises(HandError):
+        score_hand(bad)  # type: ignore[arg-type]
+
+
+def test_score_value_agrees_with_score_hand_and_raises_the_same_errors() -> None:
+    assert score_value(["ks", "q♠", "JS", "jc"], Suit.SPADES) == 16
+    with pytest.raises(CardError):
+        score_value(["KS", "QS", "JS", "ZZ"])
+    with pytest.raises(HandError):
+        score_value(["KS", "QS", "JS"])
+
+
+# --- an independent reference, written from the rules text alone ------------------------------
+
+BLACK = {"S", "C"}
+RANK_ORDER = ["9", "10", "J", "Q", "K", "A"]
+LOOSE = {"K": 1, "Q": 1, "J": 1, "10": 1, "A": 0, "9": 0}
+
+
+def _rank(c: Card) -> str:
+    return c.code[:-1]
+
+
+def _suit(c: Card) -> str:
+    return c.code[-1]
+
+
+def _combo_points(cards: Sequence[Card], trump: str | None) -> int | None:
+    """Points of ``cards`` as one combination (section 4, doubled per section 6), or None."""
+    ranks = [_rank(c) for c in cards]
+    suits = [_suit(c) for c in cards]
+    doubled = 2 if trump is not None and set(suits) == {trump} else 1
+    if len(cards) < 2:
+        return None
+    if len(cards) == 2:
+        if sorted(ranks) == ["K", "Q"] and suits[0] == suits[1]:
+            return 4 * doubled
+        same_colour = (suits[0] in BLACK) == (suits[1] in BLACK)
+        if sorted(ranks) == ["J", "Q"] and suits[0] != suits[1] and same_colour:
+            return 4  # a bezique always mixes suits
+        return None
+    if len(cards) == 3 and len(set(ranks)) == 1:
+        return 6 * doubled
+    if len(set(suits)) == 1:
+        positions = sorted(RANK_ORDER.index(r) for r in ranks)
+        if positions == list(range(positions[0], positions[0] + len(cards))):
+            return {3: 6, 4: 9}[len(cards)] * doubled
+    return None
+
+
+def _is_bezique(cards: Sequence[Card]) -> bool:
+    return sorted(_rank(c) for c in cards) == ["J", "Q"] and _combo_points(cards, None) == 4
+
+
+def _loose(cards: Sequence[Card], trump: str | None) -> int:
+    return sum(LOOSE[_rank(c)] * (2 if _suit(c) == trump else 1) for c in cards)
+
+
+def _set_partitions(items: list[int]) -> Iterator[list[list[int]]]:
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for partition in _set_partitions(rest):
+        yield [[first], *partition]
+        for i in range(len(partition)):
+            yield [*partition[:i], [first, *partition[i]], *partition[i + 1 :]]
+
+
+def reference_score(hand: Sequence[Card], trump: str | None) -> int:
+    """Score by trying every partition of the hand into blocks, each declared or left loose,
+    plus the one sharing the rules allow (a coronka of three and a bezique on one of its cards)."""
+    ranks = {_rank(c) for c in hand}
+    if len(ranks) == 1:
+        rank = ranks.pop()
+        doubled = 2 if trump is not None and {_suit(c) for c in hand} == {trump} else 1
+        return {"A": 0, "K": 8}.get(rank, 9) * doubled
+    best = 0
+    for partition in _set_partitions(list(range(4))):
+        blocks = [[hand[i] for i in block] for block in partition]
+        options_per_block = []
+        for block in blocks:
+            options = [("loose", _loose(block, trump))]
+            points = _combo_points(block, trump)
+            if points is not None:
+                options.append(("bezique" if _is_bezique(block) else "combo", points))
+            options_per_block.append(options)
+        for choice in itertools.product(*options_per_block):
+            total = sum(points for _, points in choice)
+            if sum(1 for kind, _ in choice if kind == "bezique") == 2:
+                total += 1  # double bezique: 9, not 4 + 4
+            best = max(best, total)
+    for three in itertools.combinations(range(4), 3):
+        (fourth,) = set(range(4)) - set(three)
+        coronka = [hand[i] for i in three]
+        if len({_rank(c) for c in coronka}) == 3 and _combo_points(coronka, trump) is not None:
+            for i in three:
+                if _is_bezique([hand[i], hand[fourth]]):
+                    best = max(best, _combo_points(coronka, trump) + 4)  # type: ignore[operator]
+    return best
+
+
+# --- the breakdown rules ----------------------------------------------------------------------
+
+
+def assert_legal_breakdown(result: HandScore) -> None:
+    """The reported declaration is one the rules allow, and its points make the score."""
+    trump = result.trump.value if result.trump else None
+    for combo in result.combinations:
+        if combo.type is CombinationType.DOUBLE_BEZIQUE:
+            q1, q2 = [c for c in combo.cards if _rank(c) == "Q"]
+            j1, j2 = [c for c in combo.cards if _rank(c) == "J"]
+            assert (_is_bezique([q1, j1]) and _is_bezique([q2, j2])) or (
+                _is_bezique([q1, j2]) and _is_bezique([q2, j1])
+            )
+            assert combo.points == 9
+        elif combo.type is CombinationType.FOUR_OF_A_KIND:
+            assert len({_rank(c) for c in combo.cards}) == 1 and len(combo.cards) == 4
+        else:
+            assert combo.points == _combo_points(combo.cards, trump), combo
+            kind = combo.type
+            if kind is CombinationType.BEZIQUE:
+                assert _is_bezique(combo.cards)
+            elif kind is CombinationType.MARRIAGE:
+                assert sorted(_rank(c) for c in combo.cards) == ["K", "Q"]
+            elif kind is CombinationType.THREE_OF_A_KIND:
+                assert len(combo.cards) == 3 and len({_rank(c) for c in combo.cards}) == 1
+            else:
+                assert kind is CombinationType.CORONKA
+                assert len({_rank(c) for c in combo.cards}) == len(combo.cards)
+    for loose in result.loose:
+        assert loose.points == _loose([loose.card], trump)
+    used = Counter(c for combo in result.combinations for c in combo.cards)
+    used.update(lc.card for lc in result.loose)
+    held = Counter(result.cards)
+    extra = used - held
+    assert not (held - used), "every card is declared or loose"
+    if extra:
+        ((shared, times),) = extra.items()
+        assert times == 1
+        kinds = {combo.type for combo in result.combinations if shared in combo.cards}
+        assert kinds == {CombinationType.BEZIQUE, CombinationType.CORONKA}
+    total = sum(c.points for c in result.combinations) + sum(lc.points for lc in result.loose)
+    assert total == result.score
+
+
+# --- exhaustive checks over the whole hand space ------------------------------------------------
+
+ALL_HANDS = list(distinct_hands())
+
+
+def test_rules_1_the_hand_space_has_17550_hands() -> None:
+    assert len(ALL_HANDS) == 17_550
+    assert len({hand_key(h) for h in ALL_HANDS}) == 17_550
+
+
+@pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
+def test_rules_5_table_equals_the_declaration_search_for_every_hand(trump: Suit | None) -> None:
+    served = table(trump)
+    for hand in ALL_HANDS:
+        assert served.breakdowns[hand_key(hand)] == search_declaration(hand, trump), hand
+
+
+@pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
+def test_rules_5_search_agrees_with_an_independent_reference(trump: Suit | None) -> None:
+    code = trump.value if trump else None
+    for hand in ALL_HANDS:
+        assert table(trump).scores[hand_key(hand)] == reference_score(hand, code), hand
+
+
+@pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
+def test_rules_5_every_breakdown_is_a_legal_declaration(trump: Suit | None) -> None:
+    for hand in ALL_HANDS:
+        assert_legal_breakdown(score_hand(hand, trump))
+
+
+def test_rules_6_doubling_never_lowers_a_score() -> None:
+    plain = table(None).scores
+    for trump in Suit:
+        doubled = table(trump).scores
+        assert all(doubled[key] >= points for key, points in plain.items())
+
+
+def test_rules_5_5_permuting_a_hand_changes_neither_score_nor_breakdown() -> None:
+    for hand in ALL_HANDS:
+        codes = [c.code for c in hand]
+        for trump in TRUMP_SETTINGS:
+            first = score_hand(codes, trump)
+            for order in set(itertools.permutations(codes)):
+                again = score_hand(list(order), trump)
+                assert (again.score, again.combinations, again.loose) == (
+                    first.score,
+                    first.combinations,
+                    first.loose,
+                )
+
+
+@given(
+    st.lists(st.sampled_from(CARDS), min_size=4, max_size=4),
+    st.sampled_from(TRUMP_SETTINGS),
+    st.permutations(range(4)),
+)
+def test_rules_5_5_the_definition_itself_ignores_card_order(
+    hand: list[Card], trump: Suit | None, order: list[int]
+) -> None:
+    assert search_declaration(hand, trump) == search_declaration([hand[i] for i in order], trump)
+
+
+def test_scores_range_from_zero_to_eighteen() -> None:
+    scores = {s for trump in TRUMP_SETTINGS for s in table(trump).scores.values()}
+    assert min(scores) == 0
+    assert max(scores) == 18
+
+
+def test_aliases_score_like_canonical_codes() -> None:
+    assert score_hand(parse_cards(["t♠", "j♠", "q♠", "k♠"])).score == 9
