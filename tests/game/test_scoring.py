@@ -106,6 +106,17 @@ def test_rules_5_2_combinations_share_no_card_except_bezique_with_coronka() -> N
     assert score_hand(["QS", "QC", "QH", "JD"]).score == 7
 
 
+def test_rules_5_5_ties_prefer_the_earlier_combination_kind_whatever_the_card_order() -> None:
+    # Marriage K♥Q♥ + J♦ + 9♠ and bezique Q♥J♦ + K♥ + 9♠ both reach 5: the marriage is reported.
+    for order in itertools.permutations(["JD", "9S", "QH", "KH"]):
+        result = score_hand(list(order))
+        assert result.score == 5
+        assert [(c.type.value, [x.code for x in c.cards]) for c in result.combinations] == [
+            ("marriage", ["KH", "QH"])
+        ]
+        assert [lc.card.code for lc in result.loose] == ["9S", "JD"]
+
+
 def test_rules_5_3_two_beziques_count_nine_even_from_duplicates() -> None:
     result = score_hand(["QS", "QS", "JC", "JC"])
     assert result.score == 9
