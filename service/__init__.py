@@ -11,22 +11,31 @@ raises a ``RulesError`` (with a stable ``code`` and a ``path`` into its input) f
 refuse. Betting verdicts are values, not errors.
 """
 
+from .game.betting import Action, ActionType, BettingResult, ReasonCode, validate_betting
 from .game.cards import Card, Rank, Suit, parse_card, parse_cards
 from .game.errors import RulesError
 from .game.ruleset import RULESET
 from .game.scoring import HandScore, score_hand
+from .game.settlement import Settlement, settle_round
 from .game.showdown import Showdown, compare_hands
 
 __all__ = [
     "RULESET",
+    "Action",
+    "ActionType",
+    "BettingResult",
     "Card",
     "HandScore",
     "Rank",
+    "ReasonCode",
     "RulesError",
+    "Settlement",
     "Showdown",
     "Suit",
     "compare_hands",
     "parse_card",
     "parse_cards",
     "score_hand",
+    "settle_round",
+    "validate_betting",
 ]

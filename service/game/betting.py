@@ -1,0 +1,692 @@
+"""The betting state machine of RULES.md section 9 ("торговля").
+
+The shape follows pokerkit: a small mutable ``_Table`` holds the round while it is replayed, one
+pure *check* per action kind says whether an action is legal (and why not), one *apply* per action
+kind moves the table on, and ``BettingState`` is the frozen snapshot callers see. The legal actions
+a snapshot advertises are computed from the very same bounds the checks use, so the service can
+never advertise an action it would then refuse.
+
+Malformed input (a bad setup, an action of unknown type, a stake without an amount, an amount that
+is not money) is not a verdict: it raises ``SetupError`` before any action is judged. A well-formed
+action that breaks a rule is a verdict: ``BettingResult.valid`` is False, ``error`` names the first
+illegal action by index with a stable ``ReasonCode``, and ``state`` is the round just before it.
+
+Decisions
+---------
+Readings of section 9 that RULES.md does not spell out (copied into docs/rules.md, next to the
+register of decisions of section 11):
+
+- **Seats and the first player.** The players are listed clockwise; "the dealer's left" is the next
+  seat after the dealer in that list, wrapping round. Folded players are skipped (rule 9.2).
+- **A stake is a payment.** Every stake, top-up and opening adds its whole amount to the pot and to
+  the player's contribution; a stake is not "raise *to*". The worked example's pot of 120 needs
+  this.
+- **Who owes the difference (rule 9.4).** "The player who made the current stake" is the player who
+  made the most recent stake. A stake equal to the current stake makes its player that player; a
+  top-up does not. So a raise makes exactly one player owe, even if others staked the same amount
+  earlier. The first stake of a round raises nothing, and a stake equal to the current one is not a
+  raise: nobody owes. The player who owes is always still in: they have not acted since their
+  stake, so they cannot have folded.
+- **The turn after a top-up (rule 9.4).** After the owing player tops up, or folds instead, the
+  turn passes to the next player still in after the raiser, even when that is the player who just
+  topped up (with two players left they act twice in a row).
+- **No "betting closes when everyone has matched".** Betting ends only by an opening (rule 9.5) or
+  when all but one have folded (rule 9.6). With three or more players still in, the stakes go round
+  and round; the player who made the current stake never gets the turn back while anyone else is
+  in, because every other player in between either folds or stakes (and so becomes that player).
+- **Opening (rule 9.5).** Only the player to act may open, only when exactly two players are in and
+  a stake has been made, and only for exactly the current stake. A player who owes a top-up may not
+  open before topping up. Staking is still allowed with two players left; the round goes on.
+- **Fold** is legal for the player to act at any time, including before any stake and instead of an
+  owed top-up.
+- **Pot limit (rule 9.8).** Each payment is checked on its own: an action whose amount would take
+  the pot above 2^53−1 is illegal (``POT_LIMIT_EXCEEDED``). A raise is not limited by the top-up it
+  will make someone owe; if that top-up cannot fit, the owing player can only fold. Fold always
+  fits, so the player to act always has a legal action. The advertised stake maximum is the smaller
+  of the maximum stake and what the pot can still hold, so it is always a number (never ``None``);
+  a stake, top-up or opening that cannot fit at all is not advertised.
+- **Antes must fit the pot.** A setup whose antes alone exceed 2^53−1 is refused
+  (``INVALID_AMOUNT`` at ``ante``): no round could start without breaking rule 9.8.
+- **Amounts are money or malformed.** An amount that is not an integer from 1 to 2^53−1 (section
+  2), including 0 and negatives, is malformed input (``SetupError`` ``INVALID_AMOUNT`` at
+  ``actions/i/amount``), not a verdict. The whole action list is checked for shape before the first
+  action is judged, so malformed input is refused even after an illegal action.
+- **Order of checks for one action.** ``UNKNOWN_PLAYER``, then ``ROUND_OVER``, then the turn, then
+  the action's own rules, then ``POT_LIMIT_EXCEEDED`` last. The turn: anyone but the player to act
+  gets ``NOT_YOUR_TURN`` (folded players included; also while someone else owes a top-up); the
+  player who owes a top-up gets ``TOP_UP_REQUIRED`` for a stake or an opening. Own rules: a top-up
+  when nothing is owed is ``NO_TOP_UP_OWED``, then ``WRONG_TOP_UP_AMOUNT``; an opening is
+  ``OPEN_NOT_ALLOWED`` before ``WRONG_OPEN_AMOUNT``; a first stake below the minimum stake is
+  ``STAKE_BELOW_MINIMUM``, a later stake below the current stake ``STAKE_BELOW_PREVIOUS``, then
+  ``STAKE_ABOVE_MAXIMUM``.
+- **Minimum stake** applies to the first stake only; afterwards the current stake is the floor (it
+  is never below the minimum). A minimum stake below the ante is allowed: nothing forbids it.
+- **Showdown pair order.** ``showdown`` lists the two players clockwise from the dealer's left, the
+  same order that gives the odd chip of a split pot (section 10).
+- **Player ids** must be strings; a players list that is not a list of strings is refused with the
+  setup code ``INVALID_PLAYER`` (the other setup codes describe counts, duplicates and amounts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final, TypeGuard
+
+from .errors import PathElement, RulesError
+
+__all__ = [
+    "MAX_MONEY",
+    "MAX_PLAYERS",
+    "MIN_PLAYERS",
+    "Action",
+    "ActionType",
+    "BettingResult",
+    "BettingSetup",
+    "BettingState",
+    "LegalAction",
+    "Phase",
+    "PlayerState",
+    "ReasonCode",
+    "SetupError",
+    "Violation",
+    "parse_action",
+    "replay",
+    "validate_betting",
+]
+
+MAX_MONEY: Final = 2**53 - 1
+"""The largest amount of money and the largest pot (section 2, rule 9.8): exact in JavaScript."""
+
+MIN_PLAYERS: Final = 2
+MAX_PLAYERS: Final = 4
+
+
+class ActionType(StrEnum):
+    """The action kinds on the wire (section 9)."""
+
+    FOLD = "fold"
+    STAKE = "stake"
+    TOP_UP = "top_up"
+    OPEN = "open"
+
+
+class Phase(StrEnum):
+    """Where the round stands: still betting, or ended one of the two ways rules 9.5/9.6 allow."""
+
+    BETTING = "betting"
+    SHOWDOWN = "showdown"
+    UNCONTESTED = "uncontested"
+
+
+class ReasonCode(StrEnum):
+    """Why an action is illegal: stable, machine-readable, listed in section 9."""
+
+    UNKNOWN_PLAYER = "UNKNOWN_PLAYER"
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"
+    STAKE_BELOW_MINIMUM = "STAKE_BELOW_MINIMUM"
+    STAKE_BELOW_PREVIOUS = "STAKE_BELOW_PREVIOUS"
+    STAKE_ABOVE_MAXIMUM = "STAKE_ABOVE_MAXIMUM"
+    TOP_UP_REQUIRED = "TOP_UP_REQUIRED"
+    WRONG_TOP_UP_AMOUNT = "WRONG_TOP_UP_AMOUNT"
+    NO_TOP_UP_OWED = "NO_TOP_UP_OWED"
+    OPEN_NOT_ALLOWED = "OPEN_NOT_ALLOWED"
+    WRONG_OPEN_AMOUNT = "WRONG_OPEN_AMOUNT"
+    ROUND_OVER = "ROUND_OVER"
+    POT_LIMIT_EXCEEDED = "POT_LIMIT_EXCEEDED"
+
+
+class SetupError(RulesError):
+    """Input that cannot be judged at all: the setup or the shape of an action is wrong.
+
+    Codes: TOO_FEW_PLAYERS, TOO_MANY_PLAYERS, DUPLICATE_PLAYER, INVALID_PLAYER, DEALER_NOT_SEATED,
+    INVALID_AMOUNT, MAXIMUM_BELOW_MINIMUM, INVALID_ACTION.
+    """
+
+    code = "INVALID_SETUP"
+
+
+@dataclass(frozen=True)
+class Action:
+    """One action as it happened; ``amount`` is None exactly for a fold."""
+
+    player: str
+    type: ActionType
+    amount: int | None = None
+
+
+@dataclass(frozen=True)
+class PlayerState:
+    """One seat: everything they put in (ante included) and whether they threw their cards in."""
+
+    player: str
+    contributed: int
+    folded: bool
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    """An action open to the player to act: ``amount`` for top_up/open, ``min``/``max`` for stake.
+
+    ``max`` is typed optional to keep "unbounded" expressible, but the pot limit always bounds a
+    stake, so this module always fills it.
+    """
+
+    type: ActionType
+    amount: int | None = None
+    min: int | None = None
+    max: int | None = None
+
+
+@dataclass(frozen=True)
+class BettingState:
+    """A snapshot of the round: ``players`` in seat order, ``showdown`` from the dealer's left."""
+
+    phase: Phase
+    pot: int
+    current_stake: int | None
+    players: tuple[PlayerState, ...]
+    to_act: str | None
+    top_up_pending: bool
+    legal_actions: tuple[LegalAction, ...]
+    showdown: tuple[str, str] | None
+    winner: str | None
+
+
+@dataclass(frozen=True)
+class Violation:
+    """The first illegal action: its index in the input, why, and a sentence for humans."""
+
+    index: int
+    code: ReasonCode
+    message: str
+
+
+def _is_money(value: object) -> TypeGuard[int]:
+    """Section 2: an integer from 1 to 2^53−1. ``bool`` is an ``int`` in Python but not money."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_MONEY
+
+
+def _money(value: object, path: tuple[PathElement, ...], what: str) -> int:
+    if not _is_money(value):
+        raise SetupError(
+            f"{what} must be an integer from 1 to {MAX_MONEY}, not {value!r}",
+            code="INVALID_AMOUNT",
+            path=path,
+        )
+    return value
+
+
+def _seats(players: object) -> tuple[str, ...]:
+    """Rule 9 input: 2–4 distinct string ids, in clockwise order."""
+    if isinstance(players, str | bytes) or not isinstance(players, Sequence):
+        raise SetupError(
+            "players must be a list of player ids", code="INVALID_PLAYER", path=("players",)
+        )
+    for i, player in enumerate(players):
+        if not isinstance(player, str):
+            raise SetupError(
+                f"player id {player!r} is not a string", code="INVALID_PLAYER", path=("players", i)
+            )
+    if len(players) < MIN_PLAYERS:
+        raise SetupError(
+            f"a table seats at least {MIN_PLAYERS} players, not {len(players)}",
+            code="TOO_FEW_PLAYERS",
+            path=("players",),
+        )
+    if len(players) > MAX_PLAYERS:
+        raise SetupError(
+            f"a table seats at most {MAX_PLAYERS} players, not {len(players)}",
+            code="TOO_MANY_PLAYERS",
+            path=("players",),
+        )
+    for i, player in enumerate(players):
+        if player in players[:i]:
+            raise SetupError(
+                f"player {player!r} is seated twice", code="DUPLICATE_PLAYER", path=("players", i)
+            )
+    return tuple(players)
+
+
+@dataclass(frozen=True)
+class BettingSetup:
+    """The agreed conditions of a round (section 9 input); build it with ``create``."""
+
+    players: tuple[str, ...]
+    dealer: str
+    ante: int
+    minimum_stake: int
+    maximum_stake: int | None
+
+    @classmethod
+    def create(
+        cls,
+        players: Sequence[str],
+        dealer: str,
+        ante: int,
+        minimum_stake: int | None = None,
+        maximum_stake: int | None = None,
+    ) -> BettingSetup:
+        """Validate the setup as a whole: a broken setup is refused, never judged (section 9)."""
+        seats = _seats(players)
+        if not isinstance(dealer, str) or dealer not in seats:
+            raise SetupError(
+                f"the dealer {dealer!r} is not seated", code="DEALER_NOT_SEATED", path=("dealer",)
+            )
+        ante = _money(ante, ("ante",), "the ante")
+        if ante * len(seats) > MAX_MONEY:
+            raise SetupError(
+                f"{len(seats)} antes of {ante} exceed the pot limit {MAX_MONEY}",
+                code="INVALID_AMOUNT",
+                path=("ante",),
+            )
+        minimum = (
+            ante
+            if minimum_stake is None
+            else _money(minimum_stake, ("minimum_stake",), "the minimum stake")
+        )
+        maximum = (
+            None
+            if maximum_stake is None
+            else _money(maximum_stake, ("maximum_stake",), "the maximum stake")
+        )
+        if maximum is not None and maximum < minimum:
+            raise SetupError(
+                f"the maximum stake {maximum} is below the minimum stake {minimum}",
+                code="MAXIMUM_BELOW_MINIMUM",
+                path=("maximum_stake",),
+            )
+        return cls(seats, dealer, ante, minimum, maximum)
+
+    @property
+    def acting_order(self) -> tuple[str, ...]:
+        """Seats clockwise from the dealer's left: who acts first (9.2), odd chip (10)."""
+        first = (self.players.index(self.dealer) + 1) % len(self.players)
+        return self.players[first:] + self.players[:first]
+
+
+@dataclass(frozen=True)
+class BettingResult:
+    """The verdict: ``state`` is after all actions if valid, else just before ``error``."""
+
+    setup: BettingSetup
+    valid: bool
+    error: Violation | None
+    state: BettingState
+
+
+# --- parsing actions -------------------------------------------------------------------------
+
+_ACTION_FIELDS: Final = ("player", "type", "amount")
+
+
+def _action_error(message: str, *path: PathElement) -> SetupError:
+    return SetupError(message, code="INVALID_ACTION", path=("actions", *path))
+
+
+def _action_fields(raw: object, index: int) -> Mapping[str, object]:
+    """Both spellings of an action (dataclass or wire mapping) as one mapping; no unknown keys."""
+    if isinstance(raw, Action):
+        return {"player": raw.player, "type": raw.type, "amount": raw.amount}
+    if not isinstance(raw, Mapping):
+        raise _action_error(f"action {index} is not an object", index)
+    for key in raw:
+        if key not in _ACTION_FIELDS:
+            raise _action_error(f"action {index} has an unknown field {key!r}", index, str(key))
+    return raw
+
+
+def _action_type(value: object, index: int) -> ActionType:
+    if isinstance(value, str):
+        for kind in ActionType:
+            if value == kind.value:
+                return kind
+    raise _action_error(
+        f"action {index} has type {value!r}; expected one of fold, stake, top_up, open",
+        index,
+        "type",
+    )
+
+
+def _action_amount(kind: ActionType, value: object, index: int) -> int | None:
+    """A fold carries no amount; every other action carries money (section 2)."""
+    if kind is ActionType.FOLD:
+        if value is not None:
+            raise _action_error(f"action {index} is a fold and takes no amount", index, "amount")
+        return None
+    if value is None:
+        raise _action_error(f"action {index} ({kind.value}) needs an amount", index, "amount")
+    return _money(value, ("actions", index, "amount"), f"the amount of action {index}")
+
+
+def parse_action(raw: object, index: int) -> Action:
+    """One input action as a well-formed ``Action``, or a ``SetupError`` pointing into it."""
+    fields = _action_fields(raw, index)
+    player = fields.get("player")
+    if not isinstance(player, str):
+        raise _action_error(f"action {index} needs a player id string", index, "player")
+    kind = _action_type(fields.get("type"), index)
+    return Action(player, kind, _action_amount(kind, fields.get("amount"), index))
+
+
+# --- the table -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _TopUp:
+    """A debt of rule 9.4: ``seat`` owes ``amount`` now; then play resumes after ``raiser``."""
+
+    seat: int
+    amount: int
+    raiser: int
+
+
+@dataclass
+class _Table:
+    """The round while it is replayed. Only the apply functions below mutate it."""
+
+    setup: BettingSetup
+    contributed: list[int]
+    folded: list[bool]
+    pot: int
+    to_act: int | None
+    phase: Phase = Phase.BETTING
+    current_stake: int | None = None
+    stake_maker: int | None = None
+    top_up: _TopUp | None = None
+    showdown: tuple[int, int] | None = None
+    winner: int | None = None
+    seat_of: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, setup: BettingSetup) -> _Table:
+        """Rules 9.1 and 9.2: everyone antes, the dealer's left acts first."""
+        n = len(setup.players)
+        first = (setup.players.index(setup.dealer) + 1) % n
+        return cls(
+            setup,
+            [setup.ante] * n,
+            [False] * n,
+            setup.ante * n,
+            first,
+            seat_of={p: i for i, p in enumerate(setup.players)},
+        )
+
+    def name(self, seat: int) -> str:
+        return self.setup.players[seat]
+
+    def remaining(self) -> list[int]:
+        return [seat for seat, out in enumerate(self.folded) if not out]
+
+    def next_in(self, after: int) -> int:
+        """The next seat clockwise after ``after`` that has not folded (rule 9.2)."""
+        n = len(self.folded)
+        for step in range(1, n + 1):
+            seat = (after + step) % n
+            if not self.folded[seat]:
+                return seat
+        raise AssertionError("no player left in")  # pragma: no cover - callers keep two in
+
+    def fits(self, amount: int) -> bool:
+        """Rule 9.8: can the pot take ``amount`` more?"""
+        return self.pot + amount <= MAX_MONEY
+
+    def stake_floor(self) -> int:
+        """Rule 9.3: the minimum stake first, the current stake afterwards."""
+        return self.setup.minimum_stake if self.current_stake is None else self.current_stake
+
+    def stake_ceiling(self) -> int:
+        """The largest stake both the maximum stake and the pot limit allow."""
+        cap = MAX_MONEY if self.setup.maximum_stake is None else self.setup.maximum_stake
+        return min(cap, MAX_MONEY - self.pot)
+
+    def may_open(self) -> bool:
+        """Rule 9.5, apart from the amount: two players in and a stake already made."""
+        return len(self.remaining()) == 2 and self.current_stake is not None
+
+    def pay(self, seat: int, amount: int) -> None:
+        self.contributed[seat] += amount
+        self.pot += amount
+
+    def pass_turn(self, after: int) -> None:
+        """Pass the turn clockwise, or end the round uncontested when one player is left (9.6)."""
+        left = self.remaining()
+        if len(left) == 1:
+            self.phase, self.winner, self.to_act = Phase.UNCONTESTED, left[0], None
+        else:
+            self.to_act = self.next_in(after)
+
+
+# --- checks: pure, one per action kind -------------------------------------------------------
+
+Refusal = tuple[ReasonCode, str]
+_Check = Callable[[_Table, int, int | None], Refusal | None]
+
+
+def _pot_limit(table: _Table, amount: int) -> Refusal | None:
+    if table.fits(amount):
+        return None
+    return (
+        ReasonCode.POT_LIMIT_EXCEEDED,
+        f"the pot holds {table.pot}; {amount} more would exceed the limit {MAX_MONEY}",
+    )
+
+
+def _check_fold(table: _Table, seat: int, amount: int | None) -> Refusal | None:
+    """Folding is always open to the player to act (rules 9.3, 9.4)."""
+    return None
+
+
+def _check_stake(table: _Table, seat: int, amount: int | None) -> Refusal | None:
+    assert amount is not None
+    floor = table.stake_floor()
+    if amount < floor:
+        if table.current_stake is None:
+            return (
+                ReasonCode.STAKE_BELOW_MINIMUM,
+                f"the first stake must be at least the minimum stake {floor}, not {amount}",
+            )
+        return (
+            ReasonCode.STAKE_BELOW_PREVIOUS,
+            f"a stake must be at least the current stake {floor}, not {amount}",
+        )
+    cap = table.setup.maximum_stake
+    if cap is not None and amount > cap:
+        return (ReasonCode.STAKE_ABOVE_MAXIMUM, f"{amount} exceeds the maximum stake {cap}")
+    return _pot_limit(table, amount)
+
+
+def _check_top_up(table: _Table, seat: int, amount: int | None) -> Refusal | None:
+    assert amount is not None
+    if table.top_up is None:
+        return (ReasonCode.NO_TOP_UP_OWED, f"{table.name(seat)} owes no top-up")
+    owed = table.top_up.amount
+    if amount != owed:
+        return (
+            ReasonCode.WRONG_TOP_UP_AMOUNT,
+            f"{table.name(seat)} owes a top-up of exactly {owed}, not {amount}",
+        )
+    return _pot_limit(table, amount)
+
+
+def _check_open(table: _Table, seat: int, amount: int | None) -> Refusal | None:
+    assert amount is not None
+    if not table.may_open():
+        why = (
+            "no stake has been made yet"
+            if table.current_stake is None
+            else f"{len(table.remaining())} players are still in, not 2"
+        )
+        return ReasonCode.OPEN_NOT_ALLOWED, f"opening needs two players in and a stake: {why}"
+    if amount != table.current_stake:
+        return (
+            ReasonCode.WRONG_OPEN_AMOUNT,
+            f"opening costs exactly the current stake {table.current_stake}, not {amount}",
+        )
+    return _pot_limit(table, amount)
+
+
+_CHECKS: Final[dict[ActionType, _Check]] = {
+    ActionType.FOLD: _check_fold,
+    ActionType.STAKE: _check_stake,
+    ActionType.TOP_UP: _check_top_up,
+    ActionType.OPEN: _check_open,
+}
+
+
+def _check_turn(table: _Table, seat: int, kind: ActionType) -> Refusal | None:
+    """Rules 9.2 and 9.4: only the player to act may act; a debtor may only top up or fold."""
+    debt = table.top_up
+    if seat != table.to_act:
+        assert table.to_act is not None
+        owes = f" ({table.name(table.to_act)} owes a top-up of {debt.amount})" if debt else ""
+        return (
+            ReasonCode.NOT_YOUR_TURN,
+            f"it is {table.name(table.to_act)}'s turn, not {table.name(seat)}'s{owes}",
+        )
+    if debt is not None and kind in (ActionType.STAKE, ActionType.OPEN):
+        return (
+            ReasonCode.TOP_UP_REQUIRED,
+            f"{table.name(seat)} owes a top-up of {debt.amount}: top up or fold first",
+        )
+    return None
+
+
+def _round_over(table: _Table) -> Refusal:
+    if table.showdown is not None:
+        a, b = table.showdown
+        how = f"in a showdown between {table.name(a)} and {table.name(b)}"
+    else:
+        assert table.winner is not None
+        how = f"with {table.name(table.winner)} winning uncontested"
+    return ReasonCode.ROUND_OVER, f"the betting has ended {how}; no action is legal (rule 9.7)"
+
+
+def _judge(table: _Table, action: Action) -> Refusal | None:
+    """The one order of checks (see Decisions): who, whether the round is on, whose turn, what."""
+    seat = table.seat_of.get(action.player)
+    if seat is None:
+        return ReasonCode.UNKNOWN_PLAYER, f"{action.player!r} is not seated at this table"
+    if table.phase is not Phase.BETTING:
+        return _round_over(table)
+    return _check_turn(table, seat, action.type) or _CHECKS[action.type](table, seat, action.amount)
+
+
+# --- applies: the only mutations, one per action kind ----------------------------------------
+
+_Apply = Callable[[_Table, int, int | None], None]
+
+
+def _apply_fold(table: _Table, seat: int, amount: int | None) -> None:
+    """A debtor's fold resumes play after the raiser (9.4); any other fold after the folder."""
+    table.folded[seat] = True
+    resume_after = seat if table.top_up is None else table.top_up.raiser
+    table.top_up = None
+    table.pass_turn(resume_after)
+
+
+def _apply_stake(table: _Table, seat: int, amount: int | None) -> None:
+    """Rules 9.3 and 9.4: a stake above the current one makes the previous staker owe at once."""
+    assert amount is not None
+    table.pay(seat, amount)
+    previous, previous_maker = table.current_stake, table.stake_maker
+    table.current_stake, table.stake_maker = amount, seat
+    if previous is not None and amount > previous:
+        assert previous_maker is not None
+        table.top_up = _TopUp(previous_maker, amount - previous, raiser=seat)
+        table.to_act = previous_maker
+    else:
+        table.pass_turn(seat)
+
+
+def _apply_top_up(table: _Table, seat: int, amount: int | None) -> None:
+    assert amount is not None and table.top_up is not None
+    table.pay(seat, amount)
+    raiser, table.top_up = table.top_up.raiser, None
+    table.pass_turn(raiser)
+
+
+def _apply_open(table: _Table, seat: int, amount: int | None) -> None:
+    """Rule 9.5: the opener matches the current stake and the two still in go to a showdown."""
+    assert amount is not None
+    table.pay(seat, amount)
+    order = table.setup.acting_order
+    a, b = sorted(table.remaining(), key=lambda s: order.index(table.name(s)))
+    table.phase, table.showdown, table.to_act = Phase.SHOWDOWN, (a, b), None
+
+
+_APPLIES: Final[dict[ActionType, _Apply]] = {
+    ActionType.FOLD: _apply_fold,
+    ActionType.STAKE: _apply_stake,
+    ActionType.TOP_UP: _apply_top_up,
+    ActionType.OPEN: _apply_open,
+}
+
+
+# --- snapshots -------------------------------------------------------------------------------
+
+
+def _legal_actions(table: _Table) -> tuple[LegalAction, ...]:
+    """What the player to act may do, from the same bounds the checks enforce."""
+    if table.phase is not Phase.BETTING:
+        return ()
+    legal = [LegalAction(ActionType.FOLD)]
+    if table.top_up is not None:
+        if table.fits(table.top_up.amount):
+            legal.append(LegalAction(ActionType.TOP_UP, amount=table.top_up.amount))
+        return tuple(legal)
+    floor, ceiling = table.stake_floor(), table.stake_ceiling()
+    if floor <= ceiling:
+        legal.append(LegalAction(ActionType.STAKE, min=floor, max=ceiling))
+    current = table.current_stake
+    if table.may_open() and current is not None and table.fits(current):
+        legal.append(LegalAction(ActionType.OPEN, amount=current))
+    return tuple(legal)
+
+
+def _snapshot(table: _Table) -> BettingState:
+    names = table.setup.players
+    return BettingState(
+        phase=table.phase,
+        pot=table.pot,
+        current_stake=table.current_stake,
+        players=tuple(
+            PlayerState(names[i], table.contributed[i], table.folded[i]) for i in range(len(names))
+        ),
+        to_act=None if table.to_act is None else names[table.to_act],
+        top_up_pending=table.top_up is not None,
+        legal_actions=_legal_actions(table),
+        showdown=None
+        if table.showdown is None
+        else (names[table.showdown[0]], names[table.showdown[1]]),
+        winner=None if table.winner is None else names[table.winner],
+    )
+
+
+def replay(setup: BettingSetup, actions: Sequence[Action]) -> BettingResult:
+    """Judge well-formed actions in order, stopping at the first illegal one."""
+    table = _Table.start(setup)
+    for index, action in enumerate(actions):
+        refusal = _judge(table, action)
+        if refusal is not None:
+            code, message = refusal
+            return BettingResult(setup, False, Violation(index, code, message), _snapshot(table))
+        _APPLIES[action.type](table, table.seat_of[action.player], action.amount)
+    return BettingResult(setup, True, None, _snapshot(table))
+
+
+def validate_betting(
+    players: Sequence[str],
+    dealer: str,
+    ante: int,
+    actions: Iterable[Action | Mapping[str, object]],
+    minimum_stake: int | None = None,
+    maximum_stake: int | None = None,
+) -> BettingResult:
+    """Section 9 end to end: refuse malformed input, then judge the actions as a verdict."""
+    setup = BettingSetup.create(players, dealer, ante, minimum_stake, maximum_stake)
+    if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
+        raise SetupError("actions must be a list", code="INVALID_ACTION", path=("actions",))
+    parsed = [parse_action(raw, index) for index, raw in enumerate(actions)]
+    return replay(setup, parsed)

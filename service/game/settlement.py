@@ -1,0 +1,187 @@
+"""Settlement of a finished round: RULES.md section 10.
+
+Settlement trusts nothing it did not check itself: it settles only a round the betting machine
+judged valid and finished, and only against exactly the hands that round calls for. Money stays in
+integers and is conserved by construction: the pot is split with ``divmod`` and the remainder is
+handed out chip by chip, so the payouts always sum to the pot and the nets to zero.
+
+Decisions
+---------
+Readings of section 10 that RULES.md does not spell out (copied into docs/rules.md, next to the
+register of decisions of section 11):
+
+- **Only finished, valid rounds are settled.** An invalid betting sequence is refused with
+  ``ROUND_INVALID`` (path ``actions/<index of the first illegal action>``); a valid one still in the
+  betting phase with ``ROUND_NOT_FINISHED`` (path ``actions``).
+- **Exactly the hands the round needs.** A showdown needs the hands of its two players and no
+  others (a folded player's hand is refused as extra); an uncontested round needs no hands, so
+  ``hands`` must be absent or empty. Anything else is ``HANDS_MISMATCH``, with the path of the
+  missing or extra player (``hands/<id>``) or ``hands`` for the whole field.
+- **Order of checks.** The betting first, then the trump (``INVALID_TRUMP`` at ``trump``, checked
+  even when no hand is compared), then which hands were given, then each hand in the showdown's
+  order (errors at ``hands/<id>/...``), then the shoe across both hands (``SHOE_EXCEEDED`` at
+  ``hands``).
+- **Odd chip.** On a tie each tied player gets ``pot // 2``; the odd chip goes to the tied player
+  who comes first clockwise starting from the dealer's left (the dealer themself comes last).
+  ``winners`` lists the tied players in that order.
+- **Net** is payout minus everything the player put in, ante included, so folded players lose
+  exactly their contribution and the nets of a round sum to zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .betting import Action, BettingResult, Phase, PlayerState, validate_betting
+from .cards import Card, Suit, parse_suit
+from .errors import RulesError
+from .scoring import HandScore, score_hand
+from .showdown import ShoeError, Showdown, compare_hands
+
+__all__ = ["Payout", "Settlement", "SettlementError", "settle", "settle_round", "split_pot"]
+
+Hands = Mapping[str, Sequence[Card | str]]
+
+
+class SettlementError(RulesError):
+    """A round that cannot be settled. Codes: ROUND_INVALID, ROUND_NOT_FINISHED, HANDS_MISMATCH."""
+
+    code = "SETTLEMENT_ERROR"
+
+
+@dataclass(frozen=True)
+class Payout:
+    """What one seat receives from the pot, and its result after everything it put in."""
+
+    player: str
+    payout: int
+    net: int
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """A settled round: ``players`` in seat order, ``winners`` clockwise from dealer's left."""
+
+    pot: int
+    players: tuple[Payout, ...]
+    showdown: Showdown | None
+    winners: tuple[str, ...]
+    betting: BettingResult
+
+
+def split_pot(pot: int, winners: Sequence[str]) -> dict[str, int]:
+    """Equal shares of ``pot``; the leftover chips go one each to the first ``winners`` in order."""
+    share, odd = divmod(pot, len(winners))
+    return {player: share + (1 if i < odd else 0) for i, player in enumerate(winners)}
+
+
+def _require_finished(result: BettingResult) -> None:
+    if result.error is not None:
+        raise SettlementError(
+            f"the betting is invalid at action {result.error.index} ({result.error.code.value}): "
+            f"{result.error.message}",
+            code="ROUND_INVALID",
+            path=("actions", result.error.index),
+        )
+    if result.state.phase is Phase.BETTING:
+        raise SettlementError(
+            f"the betting has not ended: {result.state.to_act} is to act",
+            code="ROUND_NOT_FINISHED",
+            path=("actions",),
+        )
+
+
+def _mismatch(message: str, *path: str) -> SettlementError:
+    return SettlementError(message, code="HANDS_MISMATCH", path=("hands", *path))
+
+
+def _given_hands(hands: Hands | None) -> Hands:
+    """``hands`` as a mapping; absent means empty (an uncontested round shows no cards)."""
+    if hands is None:
+        return {}
+    if not isinstance(hands, Mapping):
+        raise _mismatch("hands must map player ids to their cards")
+    return hands
+
+
+def _require_hands_of(expected: Sequence[str], given: Hands) -> None:
+    """Section 10 compares the showdown's two hands: no hand may be missing, none extra."""
+    for player in expected:
+        if player not in given:
+            raise _mismatch(f"the hand of {player} is missing", player)
+    for key in given:
+        if key not in expected:
+            what = "the round ended uncontested" if not expected else "they are not in the showdown"
+            raise _mismatch(f"a hand was given for {key!r}, but {what}", str(key))
+
+
+def _score(player: str, cards: Sequence[Card | str], trump: Suit | None) -> HandScore:
+    """Score one hand; its errors point at ``hands/<player>/...`` (score_hand checks the shape)."""
+    try:
+        return score_hand(cards, trump)
+    except RulesError as error:
+        raise error.at("hands", player) from None
+
+
+def _show(pair: tuple[str, str], hands: Hands, trump: Suit | None) -> Showdown:
+    """Section 8 between the showdown's pair, with every error pointing into ``hands``."""
+    first, second = (_score(player, hands[player], trump) for player in pair)
+    try:
+        return compare_hands(first.cards, second.cards, trump)
+    except ShoeError as error:
+        raise error.at("hands") from None
+
+
+def _payout(seat: PlayerState, shares: Mapping[str, int]) -> Payout:
+    """Net counts everything the seat put in, ante included (section 10)."""
+    received = shares.get(seat.player, 0)
+    return Payout(seat.player, received, received - seat.contributed)
+
+
+def _outcome(
+    result: BettingResult, given: Hands, trump: Suit | None
+) -> tuple[Showdown | None, tuple[str, ...]]:
+    """Who shares the pot: the last player in, the better hand, or both tied hands in order."""
+    state = result.state
+    if state.showdown is None:
+        assert state.winner is not None
+        _require_hands_of((), given)
+        return None, (state.winner,)
+    if not given:
+        raise _mismatch("a showdown needs the hands of {} and {}".format(*state.showdown))
+    _require_hands_of(state.showdown, given)
+    showdown = _show(state.showdown, given, trump)
+    sharing = state.showdown if showdown.winner is None else (state.showdown[showdown.winner],)
+    return showdown, tuple(sorted(sharing, key=result.setup.acting_order.index))
+
+
+def settle(
+    result: BettingResult, hands: Hands | None, trump: Suit | str | None = None
+) -> Settlement:
+    """Pay out a finished round (section 10): to the last player in, or by the showdown."""
+    _require_finished(result)
+    try:
+        trump_suit = parse_suit(trump)
+    except RulesError as error:
+        raise error.at("trump") from None
+    showdown, winners = _outcome(result, _given_hands(hands), trump_suit)
+    pot = result.state.pot
+    shares = split_pot(pot, winners)
+    payouts = tuple(_payout(seat, shares) for seat in result.state.players)
+    return Settlement(pot, payouts, showdown, winners, result)
+
+
+def settle_round(
+    players: Sequence[str],
+    dealer: str,
+    ante: int,
+    actions: Iterable[Action | Mapping[str, object]],
+    hands: Hands | None,
+    trump: Suit | str | None = None,
+    minimum_stake: int | None = None,
+    maximum_stake: int | None = None,
+) -> Settlement:
+    """Sections 9 and 10 in one call: judge the betting, then settle it against the hands."""
+    result = validate_betting(players, dealer, ante, actions, minimum_stake, maximum_stake)
+    return settle(result, hands, trump)
