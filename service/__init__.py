@@ -14,6 +14,7 @@ refuse. Betting verdicts are values, not errors.
 from .game.betting import Action, ActionType, BettingResult, ReasonCode, validate_betting
 from .game.cards import Card, Rank, Suit, parse_card, parse_cards
 from .game.errors import RulesError
+from .game.odds import Odds, hand_odds
 from .game.ruleset import RULESET
 from .game.scoring import HandScore, score_hand
 from .game.settlement import Settlement, settle_round
@@ -26,6 +27,7 @@ __all__ = [
     "BettingResult",
     "Card",
     "HandScore",
+    "Odds",
     "Rank",
     "ReasonCode",
     "RulesError",
@@ -33,6 +35,7 @@ __all__ = [
     "Showdown",
     "Suit",
     "compare_hands",
+    "hand_odds",
     "parse_card",
     "parse_cards",
     "score_hand",
