@@ -30,7 +30,7 @@ lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check service tests scripts
 
 typecheck: $(VENV)/.test-installed
-	$(VENV)/bin/mypy --strict service/game service/__init__.py
+	$(VENV)/bin/mypy --strict service gunicorn.conf.py
 
 unit: $(VENV)/.test-installed
 	$(VENV)/bin/pytest -q -m "not container" tests

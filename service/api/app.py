@@ -1,0 +1,61 @@
+"""The Flask application factory: ``create_app(config)``.
+
+Plain Flask, no extension on the request path: each view reads the body (``http.read_json``),
+checks it (``fastcheck``, falling back to the marshmallow schema to explain a refusal), calls the
+core, and renders a dict with orjson. Everything that can be done once is done here: request
+schemas built, scoring tables built (before gunicorn forks, with ``preload_app``), the OpenAPI
+document and the rules document serialised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import orjson
+from flask import Flask
+
+from service.game.scoring import ensure_tables
+
+from . import betting, docs, errors, hands, meta, openapi, rounds, showdown
+from .config import Config
+from .schemas import RequestSchemas, request_schemas
+
+EXTENSION = "quart_bezique"
+
+
+@dataclass(frozen=True)
+class AppState:
+    """What the factory prepared, for tests and tools (``app.extensions["quart_bezique"]``)."""
+
+    config: Config
+    schemas: RequestSchemas
+    spec: dict[str, object]
+    spec_yaml: bytes
+    spec_json: bytes
+
+
+def create_app(config: Config | None = None) -> Flask:
+    """Build the service. ``config`` defaults to the environment (``Config.from_env``)."""
+    config = Config.from_env() if config is None else config
+    if config.build_tables:
+        ensure_tables()
+
+    app = Flask("service.api", static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
+    app.url_map.strict_slashes = True
+
+    schemas = request_schemas(config)
+    spec_bytes = docs.SpecBytes()
+    app.register_blueprint(hands.blueprint(schemas, config))
+    app.register_blueprint(showdown.blueprint(schemas))
+    app.register_blueprint(betting.blueprint(schemas, config))
+    app.register_blueprint(rounds.blueprint(schemas, config))
+    app.register_blueprint(meta.blueprint(config))
+    app.register_blueprint(docs.blueprint(spec_bytes))
+    errors.register(app, config)
+
+    spec = openapi.build_spec(app, schemas)
+    spec_bytes.yaml = openapi.render_yaml(spec).encode("utf-8")
+    spec_bytes.json = orjson.dumps(spec)
+    app.extensions[EXTENSION] = AppState(config, schemas, spec, spec_bytes.yaml, spec_bytes.json)
+    return app

@@ -1,0 +1,182 @@
+"""Marshmallow fields for the wire notation of RULES.md section 2.
+
+Each field validates with the core's own parser (one definition of what a card or a trump is) and
+carries the JSON Schema keywords that describe exactly the same set of values in ``openapi.yaml``:
+the pattern below matches precisely the spellings in ``cards.CARD_BY_SPELLING`` (a test checks it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import ValidationError, fields, validate
+
+from service.game.betting import MAX_MONEY
+from service.game.cards import (
+    CARDS,
+    HAND_SIZE,
+    SUITS,
+    CardError,
+    TrumpError,
+    parse_card,
+    parse_suit,
+)
+
+CARD_PATTERN: Final = "^(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]$"
+"""Rank (9 10 T J Q K A, any case) then suit (S C H D, any case, or a suit symbol)."""
+TRUMP_PATTERN: Final = "^[SCHDschd♠♣♥♦]$"
+CARD_CODES: Final[tuple[str, ...]] = tuple(c.code for c in CARDS)
+SUIT_CODES: Final[tuple[str, ...]] = tuple(s.value for s in SUITS)
+PLAYER_MIN_LENGTH: Final = 1
+PLAYER_MAX_LENGTH: Final = 64
+
+CARD_DESCRIPTION: Final = (
+    "A card: rank (9 10 J Q K A; T for 10) then suit (S C H D, or ♠ ♣ ♥ ♦), any letter case, "
+    "e.g. `KS`, `10h`, `T♦`. Answers always use the canonical form (`10`, upper case, letters)."
+)
+TRUMP_DESCRIPTION: Final = (
+    "The trump suit (S C H D, any case, or ♠ ♣ ♥ ♦); null or absent for the game without trumps."
+)
+
+
+class JsonSchemaMixin:
+    """Fields whose ``metadata["json_schema"]`` holds JSON Schema keywords apispec does not know
+    (``propertyNames``); ``openapi.field_extras`` merges them into the generated property."""
+
+
+class CardField(fields.String):
+    """One card in any accepted spelling; loads to the canonical code."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": CARD_PATTERN, "description": CARD_DESCRIPTION, "example": "KS"}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return parse_card(text).code
+        except CardError as error:
+            raise ValidationError(f"not a card: {error.reason}") from None
+
+
+class TrumpField(fields.String):
+    """A trump suit in any accepted spelling, or null; loads to the canonical letter or None."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": TRUMP_PATTERN, "description": TRUMP_DESCRIPTION, "example": "H"}
+        super().__init__(allow_none=True, load_default=None, metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            suit = parse_suit(text)
+        except TrumpError:
+            raise ValidationError("not a suit: expected one of S C H D ♠ ♣ ♥ ♦, or null") from None
+        assert suit is not None  # a str never parses to "no trump"
+        return suit.value
+
+
+def hand_field(**kwargs: Any) -> fields.List[str]:
+    """Exactly four cards (section 1); the same card may appear more than once."""
+    return fields.List(
+        CardField(),
+        validate=validate.Length(equal=HAND_SIZE),
+        metadata={
+            "description": f"Exactly {HAND_SIZE} cards, in any order.",
+            "example": ["KS", "QS", "JS", "JC"],
+        },
+        **kwargs,
+    )
+
+
+def player_field(**kwargs: Any) -> fields.String:
+    """A player id: any string of 1 to 64 characters chosen by the client."""
+    metadata = {"description": "A player id chosen by the client (1 to 64 characters)."}
+    metadata.update(kwargs.pop("metadata", {}))
+    return fields.String(
+        validate=validate.Length(min=PLAYER_MIN_LENGTH, max=PLAYER_MAX_LENGTH),
+        metadata=metadata,
+        **kwargs,
+    )
+
+
+def money_field(description: str, **kwargs: Any) -> fields.Integer:
+    """Chips (section 2): a JSON integer from 1 to 2^53-1; no floats, booleans or strings."""
+    return fields.Integer(
+        strict=True,
+        validate=validate.Range(min=1, max=MAX_MONEY),
+        metadata={"description": description},
+        **kwargs,
+    )
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON ``true`` or ``false`` only (marshmallow's Boolean also takes "yes", 1, ...)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise ValidationError("Not a valid boolean.")
+
+
+class Unique(validate.Validator):
+    """Every item of a list is different (JSON Schema ``uniqueItems``)."""
+
+    def __call__(self, value: list[Any]) -> list[Any]:
+        seen: set[Any] = set()
+        for item in value:
+            if item in seen:
+                raise ValidationError(f"must be distinct: {item!r} appears more than once")
+            seen.add(item)
+        return value
+
+
+class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
+    """``{player id: [4 cards]}``: errors point at ``/<player id>/<card index>``.
+
+    A plain ``fields.Dict`` would nest its errors under ``key``/``value``, which are not pointers.
+    """
+
+    def __init__(self, max_players: int, **kwargs: Any) -> None:
+        self._hand = hand_field()
+        self._max_players = max_players
+        metadata = {
+            "description": "Each showdown player's cards, by player id.",
+            "maxProperties": max_players,
+            "additionalProperties": {},  # replaced by the hand schema in openapi.field_extras
+            "json_schema": {
+                "propertyNames": {"minLength": PLAYER_MIN_LENGTH, "maxLength": PLAYER_MAX_LENGTH}
+            },
+            "example": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+        }
+        metadata.update(kwargs.pop("metadata", {}))
+        super().__init__(metadata=metadata, **kwargs)
+
+    @property
+    def hand(self) -> fields.List[str]:
+        return self._hand
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Any, **kwargs: Any
+    ) -> dict[str, list[str]]:
+        if not isinstance(value, Mapping):
+            raise ValidationError("Not a valid mapping type.")
+        if len(value) > self._max_players:
+            raise ValidationError(f"at most {self._max_players} hands")
+        errors: dict[str, Any] = {}
+        hands: dict[str, list[str]] = {}
+        for player, cards in value.items():
+            if not PLAYER_MIN_LENGTH <= len(player) <= PLAYER_MAX_LENGTH:
+                errors[player] = [
+                    f"a player id has {PLAYER_MIN_LENGTH} to {PLAYER_MAX_LENGTH} characters"
+                ]
+                continue
+            try:
+                loaded = self._hand.deserialize(cards) or []
+                hands[player] = [c for c in loaded if c is not None]
+            except ValidationError as error:
+                errors[player] = error.messages
+        if errors:
+            raise ValidationError(errors)
+        return hands

@@ -1,0 +1,170 @@
+"""RFC 9457 problem documents: the one place where every refusal is shaped.
+
+Every rejected request gets ``application/problem+json`` with ``type``, ``title``, ``status``,
+``detail`` and a stable machine-readable ``code``; validation problems add ``errors``, a list of
+``{"pointer": RFC 6901 JSON pointer into the request body, "message": ...}`` (plus the core's
+``code`` when a rule, not the schema, refused the value).
+
+Problem types are URNs (``urn:quart-bezique:problem:<slug>``) so they never point at a host the
+client cannot reach; each is listed in ``PROBLEM_TYPES`` and documented in ``openapi.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+from flask import Response
+
+from service.game.errors import PathElement, RulesError
+
+PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
+TYPE_PREFIX: Final = "urn:quart-bezique:problem:"
+MAX_REPORTED_ERRORS: Final = 50
+"""A request with thousands of bad fields gets the first 50: enough to fix, bounded to send."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemType:
+    """A documented kind of refusal: its URN slug, human title, HTTP status and stable code."""
+
+    slug: str
+    title: str
+    status: int
+    code: str
+
+    @property
+    def uri(self) -> str:
+        return TYPE_PREFIX + self.slug
+
+
+MALFORMED_JSON: Final = ProblemType("malformed-json", "Malformed JSON", 400, "MALFORMED_JSON")
+NOT_FOUND: Final = ProblemType("not-found", "Not Found", 404, "NOT_FOUND")
+METHOD_NOT_ALLOWED: Final = ProblemType(
+    "method-not-allowed", "Method Not Allowed", 405, "METHOD_NOT_ALLOWED"
+)
+BODY_TOO_LARGE: Final = ProblemType("body-too-large", "Content Too Large", 413, "BODY_TOO_LARGE")
+UNSUPPORTED_MEDIA_TYPE: Final = ProblemType(
+    "unsupported-media-type", "Unsupported Media Type", 415, "UNSUPPORTED_MEDIA_TYPE"
+)
+VALIDATION_ERROR: Final = ProblemType(
+    "validation-error", "Invalid request", 422, "VALIDATION_ERROR"
+)
+RULES_VIOLATION: Final = ProblemType(
+    "rules-violation", "Refused by the rules", 422, "RULES_VIOLATION"
+)
+"""A well-formed request the rules refuse; ``code`` is then the core's own code."""
+HTTP_ERROR: Final = ProblemType("http-error", "HTTP error", 400, "HTTP_ERROR")
+"""Any other HTTP-level refusal (title and status then come from the HTTP status)."""
+INTERNAL_ERROR: Final = ProblemType(
+    "internal-error", "Internal Server Error", 500, "INTERNAL_ERROR"
+)
+NOT_READY: Final = ProblemType("not-ready", "Service Unavailable", 503, "NOT_READY")
+
+PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
+    MALFORMED_JSON,
+    NOT_FOUND,
+    METHOD_NOT_ALLOWED,
+    BODY_TOO_LARGE,
+    UNSUPPORTED_MEDIA_TYPE,
+    VALIDATION_ERROR,
+    RULES_VIOLATION,
+    HTTP_ERROR,
+    INTERNAL_ERROR,
+    NOT_READY,
+)
+
+
+def json_pointer(path: Iterable[PathElement]) -> str:
+    """RFC 6901 pointer of a path of keys and indexes (``""`` is the whole document)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+class Problem(Exception):
+    """Raise anywhere in a request to answer with a problem document (see ``render``)."""
+
+    def __init__(
+        self,
+        kind: ProblemType,
+        detail: str,
+        *,
+        status: int | None = None,
+        title: str | None = None,
+        code: str | None = None,
+        errors: Sequence[Mapping[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.status = status if status is not None else kind.status
+        self.title = title if title is not None else kind.title
+        self.code = code if code is not None else kind.code
+        self.errors = list(errors) if errors is not None else None
+        self.headers = dict(headers) if headers is not None else {}
+
+    def document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "type": self.kind.uri,
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            doc["errors"] = self.errors[:MAX_REPORTED_ERRORS]
+        return doc
+
+    def response(self) -> Response:
+        headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+        headers.update(self.headers)
+        return Response(
+            orjson.dumps(self.document()),
+            status=self.status,
+            headers=headers,
+            content_type=PROBLEM_MEDIA_TYPE,
+        )
+
+
+def _flatten(messages: object, pointer: str, out: list[dict[str, str]]) -> None:
+    if isinstance(messages, Mapping):
+        for key, value in messages.items():
+            child = pointer if key == "_schema" else pointer + json_pointer((key,))
+            _flatten(value, child, out)
+    elif isinstance(messages, list | tuple):
+        for item in messages:
+            _flatten(item, pointer, out)
+    else:
+        out.append({"pointer": pointer, "message": str(messages)})
+
+
+def validation_problem(messages: object, prefix: Sequence[PathElement] = ()) -> Problem:
+    """A 422 naming every field marshmallow refused (``messages``: ``ValidationError.messages``)."""
+    errors: list[dict[str, str]] = []
+    _flatten(messages, json_pointer(prefix), errors)
+    errors.sort(key=lambda e: e["pointer"])
+    count = len(errors)
+    first = errors[0] if errors else {"pointer": "", "message": "invalid request"}
+    where = first["pointer"] or "the body"
+    more = f" (and {count - 1} more)" if count > 1 else ""
+    return Problem(
+        VALIDATION_ERROR,
+        f"{where}: {first['message']}{more}",
+        errors=errors,
+    )
+
+
+def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Problem:
+    """A 422 for input the rules refuse, carrying the core's code and a pointer into the body.
+
+    ``prefix`` is where the input given to the core sits in the request body.
+    """
+    pointer = json_pointer((*prefix, *error.path))
+    return Problem(
+        RULES_VIOLATION,
+        error.message,
+        code=error.code,
+        errors=[{"pointer": pointer, "message": error.message, "code": error.code}],
+    )

@@ -1,0 +1,92 @@
+"""``POST /v1/rounds/settle`` (RULES.md section 10)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.game.errors import RulesError
+from service.game.ruleset import RULESET
+from service.game.settlement import settle_round
+
+from . import render
+from .betting import EXAMPLE_ROUND
+from .config import Config
+from .fastcheck import betting_ok
+from .http import json_response, load, read_json
+from .problems import rules_problem
+from .routing import BODY_ERRORS, Operation, documented
+from .schemas import RequestSchemas, SettleResponseSchema
+
+SETTLE = Operation(
+    operation_id="settleRound",
+    summary="Settle a finished round",
+    tag="rounds",
+    description=(
+        "Replays the betting, scores the showdown hands and pays the pot out (RULES.md section "
+        "10): the uncontested winner takes it all; at a showdown the higher score takes it, a tie "
+        "splits it with the odd chip to the tied player first clockwise from the dealer's left. "
+        "An invalid or unfinished round, or hands that do not match the showdown players, are "
+        "refused with 422 and a code (`ROUND_INVALID`, `ROUND_NOT_FINISHED`, `HANDS_MISMATCH`, "
+        "or a card, hand or shoe code)."
+    ),
+    request="settle",
+    response=SettleResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "rules_example": {
+            **EXAMPLE_ROUND,
+            "trump": "H",
+            "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+        },
+        "split_pot": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "open", "amount": 5},
+            ],
+            "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
+        },
+        "uncontested": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "fold"},
+            ],
+        },
+    },
+)
+
+
+def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
+    bp = Blueprint("rounds", __name__)
+    schema = schemas.settle()
+    max_actions = config.max_actions
+
+    @bp.post("/v1/rounds/settle")
+    @documented(SETTLE)
+    def settle() -> Response:
+        body = read_json()
+        if not betting_ok(body, max_actions, settle=True):
+            body = load(schema, body)
+        try:
+            result = settle_round(
+                body["players"],
+                body["dealer"],
+                body["ante"],
+                body.get("actions", ()),
+                body.get("hands"),
+                trump=body.get("trump"),
+                minimum_stake=body.get("minimum_stake"),
+                maximum_stake=body.get("maximum_stake"),
+            )
+        except RulesError as error:  # the core roots its paths in this very body
+            raise rules_problem(error) from None
+        out = render.settlement(result)
+        out["ruleset"] = RULESET
+        return json_response(out)
+
+    return bp

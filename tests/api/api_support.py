@@ -1,0 +1,127 @@
+"""Small helpers shared by the HTTP tests (imported by module name: tests/api is on sys.path)."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+from werkzeug.test import TestResponse
+
+PROBLEM = "application/problem+json"
+PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
+
+
+def problem(response: TestResponse, status: int, code: str | None = None) -> dict[str, Any]:
+    """Assert ``response`` is an RFC 9457 problem with ``status`` (and ``code``); return it."""
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.headers["Content-Type"] == PROBLEM
+    doc: dict[str, Any] = orjson.loads(response.get_data())
+    assert doc.keys() >= PROBLEM_KEYS
+    assert doc["status"] == status
+    assert doc["type"].startswith("urn:quart-bezique:problem:")
+    assert "Traceback" not in doc["detail"] and "<html" not in response.get_data(as_text=True)
+    if code is not None:
+        assert doc["code"] == code, doc
+    return doc
+
+
+def pointers(doc: dict[str, Any]) -> list[str]:
+    return [e["pointer"] for e in doc.get("errors", [])]
+
+
+def ok(response: TestResponse) -> dict[str, Any]:
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert response.headers["Content-Type"] == "application/json"
+    body: dict[str, Any] = orjson.loads(response.get_data())
+    return body
+
+
+# --- a real gunicorn server, for the over-HTTP and browser tests -------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class LiveServer:
+    """A gunicorn master started with the repository's gunicorn.conf.py."""
+
+    process: subprocess.Popen[bytes]
+    host: str
+    port: int
+    log: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        connection: http.client.HTTPConnection | None = None,
+    ) -> tuple[int, http.client.HTTPMessage, bytes]:
+        conn = connection or http.client.HTTPConnection(self.host, self.port, timeout=30)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            response = conn.getresponse()
+            return response.status, response.headers, response.read()
+        finally:
+            if connection is None:
+                conn.close()
+
+    def stop(self, timeout: float = 30) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=timeout)
+
+
+def start_server(log_dir: Path, **env: str) -> LiveServer:
+    port = free_port()
+    log = log_dir / f"gunicorn-{port}.log"
+    environ = {
+        **os.environ,
+        "HOST": "127.0.0.1",
+        "PORT": str(port),
+        "WEB_CONCURRENCY": "2",
+        "GUNICORN_ACCESS_LOG": "-",
+        **env,
+    }
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+            cwd=ROOT,
+            env=environ,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    server = LiveServer(process, "127.0.0.1", port, log)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()}")
+        try:
+            status, _, _ = server.request("GET", "/readyz")
+        except OSError:
+            status = 0
+        if status == 200:
+            return server
+        time.sleep(0.1)
+    server.stop()
+    raise RuntimeError(f"gunicorn did not get ready:\n{log.read_text()}")

@@ -1,0 +1,207 @@
+"""The hand-written fast checks accept exactly what the marshmallow schemas accept.
+
+Bodies are generated valid, then mutated at random (values swapped for arbitrary JSON, keys dropped
+or added, lists grown or shrunk), so both sides of every boundary get exercised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from marshmallow import Schema, ValidationError
+
+from service.api import fastcheck
+from service.api.config import Config
+from service.api.schemas import request_schemas
+from service.game.betting import MAX_MONEY
+from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
+
+LIMIT = 3  # small limits so that generated bodies cross them
+SCHEMAS = request_schemas(Config(max_batch_hands=LIMIT, max_actions=LIMIT, build_tables=False))
+KEYS = [
+    "cards", "trump", "hands", "breakdown", "player", "players", "dealer", "ante",
+    "minimum_stake", "maximum_stake", "actions", "type", "amount", "extra",
+]  # fmt: skip
+
+json_leaves = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.sampled_from([0, 1, MAX_MONEY, MAX_MONEY + 1, 1.0, 2.5, -1]),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=4),
+    st.sampled_from(["KS", "10h", "T♦", "S", "♥", "x", "", "fold", "stake", "ann", "a" * 65]),
+)
+json_values = st.recursive(
+    json_leaves,
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=3), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.extend(_paths(item, (*path, key)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(_paths(item, (*path, index)))
+    return found
+
+
+def _replace(value: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    head, *rest = path
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[head] = _replace(value[head], tuple(rest), new)
+    return copy
+
+
+@st.composite
+def mutated(draw: st.DrawFn, value: Any) -> Any:
+    """``value`` itself half the time, else ``value`` with one node broken in one way."""
+    if draw(st.booleans()):
+        return value
+    path = draw(st.sampled_from(_paths(value)))
+    node = value
+    for step in path:
+        node = node[step]
+    how = draw(st.integers(0, 3))
+    if how == 0 or not isinstance(node, dict | list):
+        new = draw(json_values)
+    elif isinstance(node, dict):
+        new = dict(node)
+        if how == 1 and new:
+            del new[draw(st.sampled_from(sorted(new)))]
+        else:
+            new[draw(st.sampled_from(KEYS))] = draw(json_values)
+    else:
+        new = list(node)
+        if how == 1 and new:
+            new.pop()
+        elif how == 2 and new:
+            new.append(new[0])
+        else:
+            new.append(draw(json_values))
+    return _replace(value, path, new)
+
+
+def mostly(good: st.SearchStrategy[Any], bad: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``good`` nine times in ten: keeps whole bodies valid often enough to test acceptance."""
+    return st.integers(0, 9).flatmap(lambda n: bad if n == 0 else good)
+
+
+cards = st.sampled_from(sorted(CARD_BY_SPELLING))
+trumps = st.none() | st.sampled_from(sorted(SUIT_BY_SPELLING))
+players = mostly(
+    st.sampled_from(["ann", "bob", "cid", "dan", "a" * 64, "Ω"]), st.sampled_from(["a" * 65, ""])
+)
+seats = mostly(
+    st.lists(players, min_size=2, max_size=4, unique=True), st.lists(players, max_size=5)
+)
+money = mostly(
+    st.integers(min_value=1, max_value=50) | st.just(MAX_MONEY),
+    st.sampled_from([MAX_MONEY + 1, 0, -3]),
+)
+hands = mostly(st.lists(cards, min_size=4, max_size=4), st.lists(cards, min_size=3, max_size=5))
+
+
+hand_bodies = st.fixed_dictionaries({"cards": hands}, optional={"trump": trumps})
+batch_bodies = st.fixed_dictionaries(
+    {"hands": st.lists(hand_bodies, min_size=1, max_size=LIMIT)},
+    optional={"breakdown": st.booleans()},
+)
+showdown_bodies = st.fixed_dictionaries(
+    {
+        "hands": st.tuples(players, players, hands, hands).map(
+            lambda t: [{"player": t[0], "cards": t[2]}, {"player": t[1], "cards": t[3]}]
+        )
+    },
+    optional={"trump": trumps},
+)
+actions = st.one_of(
+    st.fixed_dictionaries({"player": players, "type": st.just("fold")}),
+    st.fixed_dictionaries(
+        {"player": players, "type": st.sampled_from(["stake", "top_up", "open"]), "amount": money}
+    ),
+)
+betting_fields = {
+    "players": seats,
+    "dealer": players,
+    "ante": money,
+}
+betting_optional = {
+    "minimum_stake": st.none() | money,
+    "maximum_stake": st.none() | money,
+    "actions": st.lists(actions, max_size=LIMIT),
+}
+betting_bodies = st.fixed_dictionaries(betting_fields, optional=betting_optional)
+settle_bodies = st.fixed_dictionaries(
+    betting_fields,
+    optional={
+        **betting_optional,
+        "trump": trumps,
+        "hands": st.none() | st.dictionaries(players, hands, max_size=5),
+    },
+)
+
+
+def schema_accepts(schema: Schema, body: Any) -> bool:
+    try:
+        schema.load(body)
+    except ValidationError:
+        return False
+    return True
+
+
+def check(fast: Callable[[Any], bool], schema: Schema, body: Any) -> None:
+    assert fast(body) == schema_accepts(schema, body), body
+
+
+PROPERTY = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPERTY
+@given(hand_bodies.flatmap(mutated))
+def test_hand(body: Any) -> None:
+    check(fastcheck.hand_ok, SCHEMAS.hand(), body)
+
+
+@PROPERTY
+@given(batch_bodies.flatmap(mutated))
+def test_batch(body: Any) -> None:
+    check(lambda b: fastcheck.batch_ok(b, LIMIT), SCHEMAS.batch(), body)
+
+
+@PROPERTY
+@given(showdown_bodies.flatmap(mutated))
+def test_showdown(body: Any) -> None:
+    check(fastcheck.showdown_ok, SCHEMAS.showdown(), body)
+
+
+@PROPERTY
+@given(betting_bodies.flatmap(mutated))
+def test_betting(body: Any) -> None:
+    check(lambda b: fastcheck.betting_ok(b, LIMIT), SCHEMAS.betting(), body)
+
+
+@PROPERTY
+@given(settle_bodies.flatmap(mutated))
+def test_settle(body: Any) -> None:
+    check(lambda b: fastcheck.betting_ok(b, LIMIT, settle=True), SCHEMAS.settle(), body)
+
+
+@PROPERTY
+@given(json_values)
+def test_arbitrary_json_is_judged_alike(body: Any) -> None:
+    check(fastcheck.hand_ok, SCHEMAS.hand(), body)
+    check(fastcheck.showdown_ok, SCHEMAS.showdown(), body)
+    check(lambda b: fastcheck.betting_ok(b, LIMIT), SCHEMAS.betting(), body)
