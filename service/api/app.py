@@ -14,9 +14,10 @@ from dataclasses import dataclass
 import orjson
 from flask import Flask
 
+from service.game.odds import ensure_odds_tables
 from service.game.scoring import ensure_tables
 
-from . import betting, docs, errors, hands, meta, openapi, rounds, showdown
+from . import betting, docs, errors, hands, meta, odds, openapi, rounds, showdown
 from .config import Config
 from .schemas import RequestSchemas, request_schemas
 
@@ -39,6 +40,7 @@ def create_app(config: Config | None = None) -> Flask:
     config = Config.from_env() if config is None else config
     if config.build_tables:
         ensure_tables()
+        ensure_odds_tables()
 
     app = Flask("service.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
@@ -47,6 +49,7 @@ def create_app(config: Config | None = None) -> Flask:
     schemas = request_schemas(config)
     spec_bytes = docs.SpecBytes()
     app.register_blueprint(hands.blueprint(schemas, config))
+    app.register_blueprint(odds.blueprint(schemas))
     app.register_blueprint(showdown.blueprint(schemas))
     app.register_blueprint(betting.blueprint(schemas, config))
     app.register_blueprint(rounds.blueprint(schemas, config))

@@ -15,6 +15,8 @@ from typing import Any, ClassVar, Final
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.game.betting import MAX_PLAYERS, MIN_PLAYERS, ActionType, Phase, ReasonCode
+from service.game.cards import CARDS, COPIES_IN_SHOE, HAND_SIZE
+from service.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED, MAX_OPPONENTS, MAX_SEED
 from service.game.ruleset import RULESET
 from service.game.scoring import CombinationType
 
@@ -22,6 +24,7 @@ from .config import Config
 from .fields import (
     CARD_CODES,
     SUIT_CODES,
+    CardField,
     HandsByPlayer,
     StrictBoolean,
     TrumpField,
@@ -109,6 +112,47 @@ class ActionSchema(BaseSchema):
             raise ValidationError({"amount": [f"a {kind} needs an amount"]})
 
 
+MAX_ODDS_SAMPLES: Final = 100_000
+"""Monte Carlo samples a request may ask for: bounds the CPU one odds request can cost (~0.3 s)."""
+MAX_SEEN: Final = COPIES_IN_SHOE * len(CARDS) - HAND_SIZE
+
+
+class OddsSchema(BaseSchema):
+    """A hand, the cards known to be out of the shoe, and how many opponents (issue 7)."""
+
+    cards = hand_field(required=True)
+    trump = TrumpField()
+    seen = fields.List(
+        CardField(),
+        load_default=list,
+        validate=validate.Length(max=MAX_SEEN),
+        metadata={
+            "description": (
+                "Other cards known to be out of the shoe (e.g. hands shown earlier). Together "
+                "with the hand, no card may appear more than 6 times (422 SHOE_EXCEEDED)."
+            )
+        },
+    )
+    opponents = fields.Integer(
+        strict=True,
+        load_default=1,
+        validate=validate.Range(min=1, max=MAX_OPPONENTS),
+        metadata={"description": "1 and 2 are exact; 3 is a seeded Monte Carlo estimate."},
+    )
+    samples = fields.Integer(
+        strict=True,
+        load_default=DEFAULT_SAMPLES,
+        validate=validate.Range(min=1, max=MAX_ODDS_SAMPLES),
+        metadata={"description": "Monte Carlo samples (3 opponents only; ignored otherwise)."},
+    )
+    seed = fields.Integer(
+        strict=True,
+        load_default=DEFAULT_SEED,
+        validate=validate.Range(min=0, max=MAX_SEED),
+        metadata={"description": "Monte Carlo seed (3 opponents only): same seed, same answer."},
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class RequestSchemas:
     """The request schema classes of one app, with its configured limits baked in."""
@@ -118,6 +162,7 @@ class RequestSchemas:
     showdown: type[ShowdownSchema]
     betting: type[BaseSchema]
     settle: type[BaseSchema]
+    odds: type[OddsSchema] = OddsSchema
 
 
 def request_schemas(config: Config) -> RequestSchemas:
@@ -337,6 +382,51 @@ class SettleResponseSchema(BaseSchema):
     players = fields.List(fields.Nested(PayoutSchema), required=True)
     winners = fields.List(fields.String(), required=True)
     showdown = fields.Nested(ShowdownResultSchema, required=True, allow_none=True)
+    ruleset = _ruleset()
+
+
+class OddsResponseSchema(BaseSchema):
+    """Showdown odds of a hand against the rest of the shoe."""
+
+    cards = _cards_out(required=True, metadata={"description": "The hand, in card order."})
+    trump = fields.String(required=True, allow_none=True, validate=validate.OneOf(SUIT_CODES))
+    score = _int("The hand's score.", required=True)
+    opponents = _int("Number of opponents.", required=True)
+    remaining = _int("Physical cards left in the shoe (144 minus hand and seen).", required=True)
+    exact = fields.Boolean(
+        required=True,
+        metadata={"description": "True: exact counts; false: seeded Monte Carlo estimate."},
+    )
+    win = fields.Float(required=True, metadata={"description": "Every opponent scores less."})
+    tie = fields.Float(
+        required=True, metadata={"description": "Nobody scores more, someone scores the same."}
+    )
+    loss = fields.Float(required=True, metadata={"description": "Some opponent scores more."})
+    percentile = fields.Float(
+        required=True,
+        metadata={
+            "description": (
+                "Mid-rank of the hand among all C(144,4) hands of a full shoe, 0-100: "
+                "100 x (lower + equal/2) / C(144,4)."
+            )
+        },
+    )
+    wins = _int("Exact only: opponent deals the hand beats.", required=True, allow_none=True)
+    ties = _int("Exact only: opponent deals it ties.", required=True, allow_none=True)
+    losses = _int("Exact only: opponent deals it loses to.", required=True, allow_none=True)
+    total = _int(
+        "Exact only: all equally likely ordered opponent deals (C(140,4) = 15,329,615 for one "
+        "opponent and nothing seen).",
+        required=True,
+        allow_none=True,
+    )
+    samples = _int("Monte Carlo only: tables dealt.", required=True, allow_none=True)
+    seed = _int("Monte Carlo only: the seed used.", required=True, allow_none=True)
+    standard_error = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Monte Carlo only: the largest standard error of the three."},
+    )
     ruleset = _ruleset()
 
 

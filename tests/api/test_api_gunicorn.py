@@ -38,6 +38,7 @@ def test_every_documented_example_is_answered(live_server: LiveServer, repo_root
     assert {path for _, path, _ in examples} == {
         "/v1/hands/score",
         "/v1/hands/batch-score",
+        "/v1/hands/odds",
         "/v1/showdown",
         "/v1/betting/validate",
         "/v1/rounds/settle",

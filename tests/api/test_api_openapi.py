@@ -23,6 +23,7 @@ from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 EXPECTED_OPERATIONS = {
     ("post", "/v1/hands/score"),
     ("post", "/v1/hands/batch-score"),
+    ("post", "/v1/hands/odds"),
     ("post", "/v1/showdown"),
     ("post", "/v1/betting/validate"),
     ("post", "/v1/rounds/settle"),

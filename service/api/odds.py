@@ -1,0 +1,93 @@
+"""``POST /v1/hands/odds``: a hand's showdown odds against the rest of the shoe (issue 7).
+
+Thin on purpose: the schema checks the shape, ``service.game.odds.hand_odds`` decides everything
+else (the shoe limit included) and its refusals become 422 problems pointing into the body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response
+
+from service.game.errors import RulesError
+from service.game.odds import Odds, hand_odds
+from service.game.ruleset import RULESET
+
+from .http import json_response, load, read_json
+from .problems import rules_problem
+from .render import trump_code
+from .routing import BODY_ERRORS, Operation, documented
+from .schemas import OddsResponseSchema, RequestSchemas
+
+ODDS = Operation(
+    operation_id="handOdds",
+    summary="Showdown odds of a hand",
+    tag="hands",
+    description=(
+        "How often the hand wins, ties or loses a showdown against opponents dealt from the rest "
+        "of the shoe (144 cards minus the hand and the `seen` cards, every physical deal equally "
+        "likely). One or two opponents: exact integer counts. Three: a seeded Monte Carlo "
+        "estimate with its sample count and standard error. A hand and seen cards holding some "
+        "card more than 6 times: 422 `SHOE_EXCEEDED`; too few cards left to deal every "
+        "opponent: 422 `SHOE_TOO_SMALL`."
+    ),
+    request="odds",
+    response=OddsResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "one_opponent": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+        "after_a_showdown": {
+            "cards": ["KH", "QH", "KD", "10D"],
+            "seen": ["QS", "JC", "QH", "JD"],
+            "opponents": 2,
+        },
+    },
+)
+
+
+def render_odds(odds: Odds) -> dict[str, Any]:
+    return {
+        "cards": [c.code for c in odds.cards],
+        "trump": trump_code(odds.trump),
+        "score": odds.score,
+        "opponents": odds.opponents,
+        "remaining": odds.remaining,
+        "exact": odds.exact,
+        "win": odds.win,
+        "tie": odds.tie,
+        "loss": odds.loss,
+        "percentile": odds.percentile,
+        "wins": odds.wins,
+        "ties": odds.ties,
+        "losses": odds.losses,
+        "total": odds.total,
+        "samples": odds.samples,
+        "seed": odds.seed,
+        "standard_error": odds.standard_error,
+        "ruleset": RULESET,
+    }
+
+
+def blueprint(schemas: RequestSchemas) -> Blueprint:
+    bp = Blueprint("odds", __name__)
+    schema = schemas.odds()
+
+    @bp.post("/v1/hands/odds")
+    @documented(ODDS)
+    def odds() -> Response:
+        body = load(schema, read_json())
+        try:
+            result = hand_odds(
+                body["cards"],
+                body["trump"],
+                body["seen"],
+                body["opponents"],
+                samples=body["samples"],
+                seed=body["seed"],
+            )
+        except RulesError as error:
+            raise rules_problem(error) from None
+        return json_response(render_odds(result))
+
+    return bp
