@@ -4,7 +4,10 @@ The shape follows pokerkit: a small mutable ``_Table`` holds the round while it 
 pure *check* per action kind says whether an action is legal (and why not), one *apply* per action
 kind moves the table on, and ``BettingState`` is the frozen snapshot callers see. The legal actions
 a snapshot advertises are computed from the very same bounds the checks use, so the service can
-never advertise an action it would then refuse.
+never advertise an action it would then refuse. The replay is the hot path: each action's wire type
+is mapped once, while its shape is checked, to its kind (``_KINDS``: its check and apply), the
+actions are replayed as plain tuples on a slotted table, and the frozen snapshot is built once,
+after the last action or just before the first illegal one.
 
 Malformed input (a bad setup, an action of unknown type, a stake without an amount, an amount that
 is not money) is not a verdict: it raises ``SetupError`` before any action is judged. A well-formed
@@ -70,7 +73,7 @@ register of decisions of section 11):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, TypeGuard
 
@@ -318,7 +321,10 @@ class BettingResult:
 
 # --- parsing actions -------------------------------------------------------------------------
 
-_ACTION_FIELDS: Final = ("player", "type", "amount")
+_ACTION_FIELDS: Final = frozenset(("player", "type", "amount"))
+
+_Move = tuple[str, "_Kind", int | None]
+"""A well-formed action as the replay consumes it: player, kind (from ``_KINDS``), amount."""
 
 
 def _action_error(message: str, *path: PathElement) -> SetupError:
@@ -337,67 +343,86 @@ def _action_fields(raw: object, index: int) -> Mapping[str, object]:
     return raw
 
 
-def _action_type(value: object, index: int) -> ActionType:
-    if isinstance(value, str):
-        for kind in ActionType:
-            if value == kind.value:
-                return kind
-    raise _action_error(
-        f"action {index} has type {value!r}; expected one of fold, stake, top_up, open",
-        index,
-        "type",
-    )
+def _parse(raw: object, index: int) -> _Move:
+    """One input action checked for shape, field by field: a ``_Move``, or a ``SetupError``.
 
-
-def _action_amount(kind: ActionType, value: object, index: int) -> int | None:
-    """A fold carries no amount; every other action carries money (section 2)."""
-    if kind is ActionType.FOLD:
-        if value is not None:
+    The wire's own form, a plain dict with no unknown field, skips the general checks of
+    ``_action_fields``; the checks that follow, and so the errors, are the same for every form.
+    """
+    if type(raw) is dict and raw.keys() <= _ACTION_FIELDS:
+        fields: Mapping[str, object] = raw
+    else:
+        fields = _action_fields(raw, index)
+    player = fields.get("player")
+    if not isinstance(player, str):
+        raise _action_error(f"action {index} needs a player id string", index, "player")
+    value = fields.get("type")
+    kind = _KINDS.get(value) if isinstance(value, str) else None
+    if kind is None:
+        raise _action_error(
+            f"action {index} has type {value!r}; expected one of fold, stake, top_up, open",
+            index,
+            "type",
+        )
+    amount = fields.get("amount")
+    if not kind.pays:  # a fold carries no amount; every other action carries money (section 2)
+        if amount is not None:
             raise _action_error(f"action {index} is a fold and takes no amount", index, "amount")
-        return None
-    if value is None:
-        raise _action_error(f"action {index} ({kind.value}) needs an amount", index, "amount")
-    return _money(value, ("actions", index, "amount"), f"the amount of action {index}")
+        return player, kind, None
+    if type(amount) is int and 0 < amount <= MAX_MONEY:  # plain money: the common case
+        return player, kind, amount
+    if amount is None:
+        raise _action_error(f"action {index} ({kind.type.value}) needs an amount", index, "amount")
+    return (
+        player,
+        kind,
+        _money(amount, ("actions", index, "amount"), f"the amount of action {index}"),
+    )
 
 
 def parse_action(raw: object, index: int) -> Action:
     """One input action as a well-formed ``Action``, or a ``SetupError`` pointing into it."""
-    fields = _action_fields(raw, index)
-    player = fields.get("player")
-    if not isinstance(player, str):
-        raise _action_error(f"action {index} needs a player id string", index, "player")
-    kind = _action_type(fields.get("type"), index)
-    return Action(player, kind, _action_amount(kind, fields.get("amount"), index))
+    player, kind, amount = _parse(raw, index)
+    return Action(player, kind.type, amount)
 
 
 # --- the table -------------------------------------------------------------------------------
 
+_BETTING: Final = Phase.BETTING  # the hot loop's alias: an enum attribute lookup is slow
 
-@dataclass(frozen=True)
-class _TopUp:
-    """A debt of rule 9.4: ``seat`` owes ``amount`` now; then play resumes after ``raiser``."""
-
-    seat: int
-    amount: int
-    raiser: int
+_CLOCKWISE: Final = {
+    n: tuple(tuple((seat + step) % n for step in range(1, n + 1)) for seat in range(n))
+    for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+}
+"""For each table size, for each seat: the other seats clockwise after it, then itself."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Table:
-    """The round while it is replayed. Only the apply functions below mutate it."""
+    """The round while it is replayed. Only the apply functions below mutate it.
+
+    ``debtor`` is who owes a top-up of ``owed`` now (rule 9.4), or None; once it is paid or folded,
+    play resumes after ``raiser``. ``clockwise[s]`` lists the other seats clockwise after seat
+    ``s``, then ``s`` itself, and ``in_count`` counts the seats not folded: the turn arithmetic is
+    done once, not per action.
+    """
 
     setup: BettingSetup
     contributed: list[int]
     folded: list[bool]
     pot: int
     to_act: int | None
+    seat_of: dict[str, int]
+    clockwise: tuple[tuple[int, ...], ...]
+    in_count: int
     phase: Phase = Phase.BETTING
     current_stake: int | None = None
     stake_maker: int | None = None
-    top_up: _TopUp | None = None
+    debtor: int | None = None
+    owed: int = 0
+    raiser: int = 0
     showdown: tuple[int, int] | None = None
     winner: int | None = None
-    seat_of: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def start(cls, setup: BettingSetup) -> _Table:
@@ -411,6 +436,8 @@ class _Table:
             setup.ante * n,
             first,
             seat_of={p: i for i, p in enumerate(setup.players)},
+            clockwise=_CLOCKWISE[n],
+            in_count=n,
         )
 
     def name(self, seat: int) -> str:
@@ -421,10 +448,9 @@ class _Table:
 
     def next_in(self, after: int) -> int:
         """The next seat clockwise after ``after`` that has not folded (rule 9.2)."""
-        n = len(self.folded)
-        for step in range(1, n + 1):
-            seat = (after + step) % n
-            if not self.folded[seat]:
+        folded = self.folded
+        for seat in self.clockwise[after]:
+            if not folded[seat]:
                 return seat
         raise AssertionError("no player left in")  # pragma: no cover - callers keep two in
 
@@ -443,7 +469,7 @@ class _Table:
 
     def may_open(self) -> bool:
         """Rule 9.5, apart from the amount: two players in and a stake already made."""
-        return len(self.remaining()) == 2 and self.current_stake is not None
+        return self.in_count == 2 and self.current_stake is not None
 
     def pay(self, seat: int, amount: int) -> None:
         self.contributed[seat] += amount
@@ -451,9 +477,8 @@ class _Table:
 
     def pass_turn(self, after: int) -> None:
         """Pass the turn clockwise, or end the round uncontested when one player is left (9.6)."""
-        left = self.remaining()
-        if len(left) == 1:
-            self.phase, self.winner, self.to_act = Phase.UNCONTESTED, left[0], None
+        if self.in_count == 1:
+            self.phase, self.winner, self.to_act = Phase.UNCONTESTED, self.folded.index(False), None
         else:
             self.to_act = self.next_in(after)
 
@@ -499,9 +524,9 @@ def _check_stake(table: _Table, seat: int, amount: int | None) -> Refusal | None
 
 def _check_top_up(table: _Table, seat: int, amount: int | None) -> Refusal | None:
     assert amount is not None
-    if table.top_up is None:
+    if table.debtor is None:
         return (ReasonCode.NO_TOP_UP_OWED, f"{table.name(seat)} owes no top-up")
-    owed = table.top_up.amount
+    owed = table.owed
     if amount != owed:
         return (
             ReasonCode.WRONG_TOP_UP_AMOUNT,
@@ -516,7 +541,7 @@ def _check_open(table: _Table, seat: int, amount: int | None) -> Refusal | None:
         why = (
             "no stake has been made yet"
             if table.current_stake is None
-            else f"{len(table.remaining())} players are still in, not 2"
+            else f"{table.in_count} players are still in, not 2"
         )
         return ReasonCode.OPEN_NOT_ALLOWED, f"opening needs two players in and a stake: {why}"
     if amount != table.current_stake:
@@ -527,30 +552,21 @@ def _check_open(table: _Table, seat: int, amount: int | None) -> Refusal | None:
     return _pot_limit(table, amount)
 
 
-_CHECKS: Final[dict[ActionType, _Check]] = {
-    ActionType.FOLD: _check_fold,
-    ActionType.STAKE: _check_stake,
-    ActionType.TOP_UP: _check_top_up,
-    ActionType.OPEN: _check_open,
-}
-
-
-def _check_turn(table: _Table, seat: int, kind: ActionType) -> Refusal | None:
+def _refuse_turn(table: _Table, seat: int) -> Refusal:
     """Rules 9.2 and 9.4: only the player to act may act; a debtor may only top up or fold."""
-    debt = table.top_up
-    if seat != table.to_act:
-        assert table.to_act is not None
-        owes = f" ({table.name(table.to_act)} owes a top-up of {debt.amount})" if debt else ""
+    to_act = table.to_act
+    assert to_act is not None
+    debt = table.debtor is not None
+    if seat != to_act:
+        owes = f" ({table.name(to_act)} owes a top-up of {table.owed})" if debt else ""
         return (
             ReasonCode.NOT_YOUR_TURN,
-            f"it is {table.name(table.to_act)}'s turn, not {table.name(seat)}'s{owes}",
+            f"it is {table.name(to_act)}'s turn, not {table.name(seat)}'s{owes}",
         )
-    if debt is not None and kind in (ActionType.STAKE, ActionType.OPEN):
-        return (
-            ReasonCode.TOP_UP_REQUIRED,
-            f"{table.name(seat)} owes a top-up of {debt.amount}: top up or fold first",
-        )
-    return None
+    return (
+        ReasonCode.TOP_UP_REQUIRED,
+        f"{table.name(seat)} owes a top-up of {table.owed}: top up or fold first",
+    )
 
 
 def _round_over(table: _Table) -> Refusal:
@@ -563,14 +579,17 @@ def _round_over(table: _Table) -> Refusal:
     return ReasonCode.ROUND_OVER, f"the betting has ended {how}; no action is legal (rule 9.7)"
 
 
-def _judge(table: _Table, action: Action) -> Refusal | None:
+def _judge(
+    table: _Table, player: str, seat: int | None, kind: _Kind, amount: int | None
+) -> Refusal | None:
     """The one order of checks (see Decisions): who, whether the round is on, whose turn, what."""
-    seat = table.seat_of.get(action.player)
     if seat is None:
-        return ReasonCode.UNKNOWN_PLAYER, f"{action.player!r} is not seated at this table"
-    if table.phase is not Phase.BETTING:
+        return ReasonCode.UNKNOWN_PLAYER, f"{player!r} is not seated at this table"
+    if table.phase is not _BETTING:
         return _round_over(table)
-    return _check_turn(table, seat, action.type) or _CHECKS[action.type](table, seat, action.amount)
+    if seat != table.to_act or (table.debtor is not None and not kind.debtor_may):
+        return _refuse_turn(table, seat)
+    return kind.check(table, seat, amount)
 
 
 # --- applies: the only mutations, one per action kind ----------------------------------------
@@ -581,8 +600,9 @@ _Apply = Callable[[_Table, int, int | None], None]
 def _apply_fold(table: _Table, seat: int, amount: int | None) -> None:
     """A debtor's fold resumes play after the raiser (9.4); any other fold after the folder."""
     table.folded[seat] = True
-    resume_after = seat if table.top_up is None else table.top_up.raiser
-    table.top_up = None
+    table.in_count -= 1
+    resume_after = seat if table.debtor is None else table.raiser
+    table.debtor = None
     table.pass_turn(resume_after)
 
 
@@ -594,17 +614,17 @@ def _apply_stake(table: _Table, seat: int, amount: int | None) -> None:
     table.current_stake, table.stake_maker = amount, seat
     if previous is not None and amount > previous:
         assert previous_maker is not None
-        table.top_up = _TopUp(previous_maker, amount - previous, raiser=seat)
+        table.debtor, table.owed, table.raiser = previous_maker, amount - previous, seat
         table.to_act = previous_maker
     else:
         table.pass_turn(seat)
 
 
 def _apply_top_up(table: _Table, seat: int, amount: int | None) -> None:
-    assert amount is not None and table.top_up is not None
+    assert amount is not None and table.debtor is not None
     table.pay(seat, amount)
-    raiser, table.top_up = table.top_up.raiser, None
-    table.pass_turn(raiser)
+    table.debtor = None
+    table.pass_turn(table.raiser)
 
 
 def _apply_open(table: _Table, seat: int, amount: int | None) -> None:
@@ -616,12 +636,30 @@ def _apply_open(table: _Table, seat: int, amount: int | None) -> None:
     table.phase, table.showdown, table.to_act = Phase.SHOWDOWN, (a, b), None
 
 
-_APPLIES: Final[dict[ActionType, _Apply]] = {
-    ActionType.FOLD: _apply_fold,
-    ActionType.STAKE: _apply_stake,
-    ActionType.TOP_UP: _apply_top_up,
-    ActionType.OPEN: _apply_open,
+# --- action kinds: the wire type mapped once to its rules ------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """One action kind: its check and apply, whether it carries money, whether a debtor may."""
+
+    type: ActionType
+    check: _Check
+    apply: _Apply
+    pays: bool
+    debtor_may: bool
+
+
+_KINDS: Final[dict[str, _Kind]] = {
+    kind.type: kind
+    for kind in (
+        _Kind(ActionType.FOLD, _check_fold, _apply_fold, pays=False, debtor_may=True),
+        _Kind(ActionType.STAKE, _check_stake, _apply_stake, pays=True, debtor_may=False),
+        _Kind(ActionType.TOP_UP, _check_top_up, _apply_top_up, pays=True, debtor_may=True),
+        _Kind(ActionType.OPEN, _check_open, _apply_open, pays=True, debtor_may=False),
+    )
 }
+"""Keyed by the wire string; an ``ActionType`` is a ``str`` and finds its kind the same way."""
 
 
 # --- snapshots -------------------------------------------------------------------------------
@@ -632,9 +670,9 @@ def _legal_actions(table: _Table) -> tuple[LegalAction, ...]:
     if table.phase is not Phase.BETTING:
         return ()
     legal = [LegalAction(ActionType.FOLD)]
-    if table.top_up is not None:
-        if table.fits(table.top_up.amount):
-            legal.append(LegalAction(ActionType.TOP_UP, amount=table.top_up.amount))
+    if table.debtor is not None:
+        if table.fits(table.owed):
+            legal.append(LegalAction(ActionType.TOP_UP, amount=table.owed))
         return tuple(legal)
     floor, ceiling = table.stake_floor(), table.stake_ceiling()
     if floor <= ceiling:
@@ -655,7 +693,7 @@ def _snapshot(table: _Table) -> BettingState:
             PlayerState(names[i], table.contributed[i], table.folded[i]) for i in range(len(names))
         ),
         to_act=None if table.to_act is None else names[table.to_act],
-        top_up_pending=table.top_up is not None,
+        top_up_pending=table.debtor is not None,
         legal_actions=_legal_actions(table),
         showdown=None
         if table.showdown is None
@@ -664,16 +702,24 @@ def _snapshot(table: _Table) -> BettingState:
     )
 
 
-def replay(setup: BettingSetup, actions: Sequence[Action]) -> BettingResult:
-    """Judge well-formed actions in order, stopping at the first illegal one."""
+def _replay(setup: BettingSetup, moves: Iterable[_Move]) -> BettingResult:
+    """Judge moves in order on a mutable table; snapshot once, at the end or at the refusal."""
     table = _Table.start(setup)
-    for index, action in enumerate(actions):
-        refusal = _judge(table, action)
+    seat_of = table.seat_of
+    for index, (player, kind, amount) in enumerate(moves):
+        seat = seat_of.get(player)
+        refusal = _judge(table, player, seat, kind, amount)
         if refusal is not None:
             code, message = refusal
             return BettingResult(setup, False, Violation(index, code, message), _snapshot(table))
-        _APPLIES[action.type](table, table.seat_of[action.player], action.amount)
+        assert seat is not None
+        kind.apply(table, seat, amount)
     return BettingResult(setup, True, None, _snapshot(table))
+
+
+def replay(setup: BettingSetup, actions: Sequence[Action]) -> BettingResult:
+    """Judge well-formed actions in order, stopping at the first illegal one."""
+    return _replay(setup, ((a.player, _KINDS[a.type], a.amount) for a in actions))
 
 
 def validate_betting(
@@ -688,5 +734,5 @@ def validate_betting(
     setup = BettingSetup.create(players, dealer, ante, minimum_stake, maximum_stake)
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
         raise SetupError("actions must be a list", code="INVALID_ACTION", path=("actions",))
-    parsed = [parse_action(raw, index) for index, raw in enumerate(actions)]
-    return replay(setup, parsed)
+    moves = [_parse(raw, index) for index, raw in enumerate(actions)]  # all shapes first
+    return _replay(setup, moves)
