@@ -17,18 +17,37 @@
 | LOG_LEVEL                 | info           | gunicorn's error log level (stderr)           |
 | LIMIT_REQUEST_LINE        | 4094           | longest request line (bigger: 414)            |
 | LIMIT_REQUEST_FIELDS      | 100            | most header fields                            |
-| LIMIT_REQUEST_FIELD_SIZE  | 8190           | longest header field                          |
+| LIMIT_REQUEST_FIELD_SIZE  | 8190           | longest header field (bigger: 431)            |
+| PROMETHEUS_MULTIPROC_DIR  | (fresh, /tmp)  | where workers keep their metrics (see below)  |
 
-The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS) are read by
-``service/api/config.py``. SIGTERM stops gracefully: workers finish their in-flight requests (up to
-GUNICORN_GRACEFUL_TIMEOUT) and report not-ready on ``/readyz`` meanwhile.
+The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS, API_KEYS, ...) are
+read by ``service/api/config.py``. SIGTERM stops gracefully: workers finish their in-flight requests
+(up to GUNICORN_GRACEFUL_TIMEOUT) and report not-ready on ``/readyz`` meanwhile.
+
+Metrics (``GET /metrics``, ``service/api/metrics.py``): every worker writes its counts to
+memory-mapped files in one directory that a scrape sums. Unless PROMETHEUS_MULTIPROC_DIR names one,
+the master creates a fresh private directory under ``$TMPDIR`` (``/tmp``: the only writable place
+in the container, an in-memory ``emptyDir`` in Kubernetes) and removes it on exit. A directory
+named by the operator is emptied of old ``*.db`` files at start (counts from a previous run must
+not be summed in): give each master its own. ``child_exit`` tells the client library a worker is
+gone; ``worker_exit`` writes a stopping worker's last tallies. Loading this file twice in one
+master (``SIGHUP``) keeps the directory.
+
+No server banner: gunicorn's ``Server`` header says ``quart-bezique``, not ``gunicorn`` (gunicorn
+has not sent its version since 20.0; this removes the product name as well).
 """
 
 from __future__ import annotations
 
+import atexit
+import glob
 import os
+import shutil
 import signal
+import tempfile
 from typing import Any
+
+import gunicorn.http.wsgi  # type: ignore[import-untyped]
 
 
 def _int(name: str, default: int) -> int:
@@ -74,6 +93,67 @@ proc_name = "quart-bezique"
 control_socket_disable = not _flag("GUNICORN_CONTROL_SOCKET", False)
 # Workers' temporary heartbeat files in memory, not on a (possibly slow or read-only) disk.
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+
+SERVER_NAME = "quart-bezique"
+gunicorn.http.wsgi.SERVER = SERVER_NAME  # the Server header of every answer (no banner)
+
+_METRICS_ENV = "PROMETHEUS_MULTIPROC_DIR"
+_METRICS_OWNER_ENV = "QUART_BEZIQUE_METRICS_DIR_OWNER"
+"""Set to the master's pid when this file created the directory (removed again on exit)."""
+
+
+def _metrics_dir() -> str:
+    """The directory for the workers' metric files, set in the environment before the app (and
+    with it prometheus_client) is imported, so that every worker inherits it."""
+    owner = os.environ.get(_METRICS_OWNER_ENV, "")
+    named = os.environ.get(_METRICS_ENV, "").strip()
+    if named and owner == str(os.getpid()):
+        return named  # this master's own directory, on a reload (SIGHUP)
+    if named and not owner:  # named by the operator: start from zero
+        os.makedirs(named, exist_ok=True)
+        for stale in glob.glob(os.path.join(named, "*.db")):
+            os.remove(stale)
+        return named
+    # None, or inherited from another master (a USR2 re-exec): a private one, never shared.
+    created = tempfile.mkdtemp(prefix="quart-bezique-metrics-")
+    os.environ[_METRICS_ENV] = created
+    os.environ[_METRICS_OWNER_ENV] = str(os.getpid())
+    return created
+
+
+metrics_dir = _metrics_dir()
+
+
+def _remove_own_metrics_dir() -> None:
+    """Remove the metrics directory if this process created it: on a normal exit (``on_exit``)
+    and, through ``atexit``, when the app fails to load and gunicorn exits before running any hook.
+    Forked workers inherit the handler but not the ownership (their pid differs)."""
+    if os.environ.get(_METRICS_OWNER_ENV) == str(os.getpid()):
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+atexit.register(_remove_own_metrics_dir)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker is gone (stopped, crashed, killed): its counters stay in (they never go back);
+    the client library drops whatever only a live process may report."""
+    from prometheus_client import multiprocess
+
+    multiprocess.mark_process_dead(worker.pid, metrics_dir)  # type: ignore[no-untyped-call]
+
+
+def worker_exit(server: Any, worker: Any) -> None:
+    """In the worker, as it stops: add its last tallies to the metrics files (they are otherwise
+    flushed about once a second)."""
+    state = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("quart_bezique")
+    if state is not None:
+        state.observer.metrics.flush()
+
+
+def on_exit(server: Any) -> None:
+    """Remove the metrics directory this master created (a named one is left in place)."""
+    _remove_own_metrics_dir()
 
 
 def post_worker_init(worker: Any) -> None:

@@ -5,19 +5,25 @@ checks it (``fastcheck``, falling back to the marshmallow schema to explain a re
 core, and renders a dict with orjson. Everything that can be done once is done here: request
 schemas built, scoring tables built (before gunicorn forks, with ``preload_app``), the OpenAPI
 document and the rules document serialised.
+
+Around the Flask app, one WSGI wrapper (``observe.py``, installed last, once every route exists)
+gives every request its id, API-key check, security headers, metrics and audit line.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
 from flask import Flask
 
 from service.game.odds import ensure_odds_tables
+from service.game.ruleset import RULESET
 from service.game.scoring import ensure_tables
 
-from . import betting, docs, errors, hands, meta, odds, openapi, rounds, showdown
+from . import betting, docs, errors, hands, meta, metrics, observe, odds, openapi, rounds, showdown
+from .auth import ApiKeys
 from .config import Config
 from .schemas import RequestSchemas, request_schemas
 
@@ -33,10 +39,15 @@ class AppState:
     spec: dict[str, object]
     spec_yaml: bytes
     spec_json: bytes
+    observer: observe.Observer
+    """The per-request envelope: audit line, metrics, API keys, security headers."""
 
 
-def create_app(config: Config | None = None) -> Flask:
-    """Build the service. ``config`` defaults to the environment (``Config.from_env``)."""
+def create_app(
+    config: Config | None = None, *, audit_sink: Callable[[bytes], None] | None = None
+) -> Flask:
+    """Build the service. ``config`` defaults to the environment (``Config.from_env``);
+    ``audit_sink`` receives each audit line (default: written to stdout)."""
     config = Config.from_env() if config is None else config
     if config.build_tables:
         ensure_tables()
@@ -55,10 +66,26 @@ def create_app(config: Config | None = None) -> Flask:
     app.register_blueprint(rounds.blueprint(schemas, config))
     app.register_blueprint(meta.blueprint(config))
     app.register_blueprint(docs.blueprint(spec_bytes))
+    version = openapi.service_version()
+    app_metrics = metrics.Metrics(version, RULESET)
+    app.register_blueprint(metrics.blueprint(app_metrics))
     errors.register(app, config)
 
     spec = openapi.build_spec(app, schemas)
     spec_bytes.yaml = openapi.render_yaml(spec).encode("utf-8")
     spec_bytes.json = orjson.dumps(spec)
-    app.extensions[EXTENSION] = AppState(config, schemas, spec, spec_bytes.yaml, spec_bytes.json)
+    observer = observe.install(
+        app,
+        metrics=app_metrics,
+        keys=ApiKeys(config.api_keys) if config.api_keys else None,
+        audit_log=config.audit_log,
+        version=version,
+        ruleset=RULESET,
+        body_timeout=config.body_read_timeout,
+    )
+    if audit_sink is not None:
+        observer.sink = audit_sink
+    app.extensions[EXTENSION] = AppState(
+        config, schemas, spec, spec_bytes.yaml, spec_bytes.json, observer
+    )
     return app

@@ -6,6 +6,18 @@
 | MAX_BATCH_HANDS   | 10000     | most hands in one ``/v1/hands/batch-score`` request            |
 | MAX_ACTIONS       | 1000      | most actions in one betting sequence                           |
 | BUILD_TABLES      | true      | build the scoring tables when the app is created (else lazily) |
+| BODY_READ_TIMEOUT | 10        | seconds a request body may take to arrive (later: 408)         |
+| AUDIT_LOG         | true      | one JSON audit line per request on stdout (``audit.py``)         |
+| API_KEYS          | (none)    | comma-separated API keys: ``/v1`` then needs a Bearer key        |
+| API_KEYS_FILE     | (none)    | file with one API key per line (a mounted Kubernetes Secret)   |
+
+API keys: when either variable is set, every ``/v1`` request needs ``Authorization: Bearer <key>``
+(``auth.py``); both may be set (their keys are merged). A key is 16 to 512 characters of the
+RFC 6750 token alphabet (``A-Z a-z 0-9 - . _ ~ + /``, then ``=`` padding). In the file, blank
+lines and lines starting with ``#`` are ignored. Fail closed: a set ``API_KEYS_FILE`` that does
+not exist, cannot be read or holds no key, or any malformed key, is a ``ConfigError`` and the
+service does not start -- a missing Secret must never silently mean "no authentication". Only the
+SHA-256 of each key is kept in memory; no key is ever logged or shown in an error message.
 
 Gunicorn's own settings (HOST, PORT, WEB_CONCURRENCY, ...) are read by ``gunicorn.conf.py``.
 The batch and action limits are part of the published contract: the OpenAPI document is generated
@@ -14,8 +26,10 @@ from the configuration in force, and the committed ``openapi.yaml`` is generated
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
@@ -23,6 +37,11 @@ MIB: Final = 1024 * 1024
 DEFAULT_MAX_BODY_BYTES: Final = MIB
 DEFAULT_MAX_BATCH_HANDS: Final = 10_000
 DEFAULT_MAX_ACTIONS: Final = 1_000
+DEFAULT_BODY_READ_TIMEOUT: Final = 10
+API_KEY_MIN_LENGTH: Final = 16
+API_KEY_MAX_LENGTH: Final = 512
+_API_KEY = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
+"""RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
 
 
 class ConfigError(ValueError):
@@ -54,6 +73,51 @@ def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ConfigError(f"{name} must be a boolean (true/false), got {raw!r}")
 
 
+def _keys(values: Iterable[str], source: str) -> list[bytes]:
+    """SHA-256 digests of the keys in ``values``; ``source`` names where they came from (never the
+    keys themselves, which must not reach a log or an error message)."""
+    digests = []
+    for number, value in enumerate(values, start=1):
+        if not API_KEY_MIN_LENGTH <= len(value) <= API_KEY_MAX_LENGTH or not _API_KEY.fullmatch(
+            value
+        ):
+            raise ConfigError(
+                f"{source}: key {number} is not a valid API key ({len(value)} characters; need "
+                f"{API_KEY_MIN_LENGTH} to {API_KEY_MAX_LENGTH} of A-Z a-z 0-9 - . _ ~ + / and "
+                "trailing =)"
+            )
+        digests.append(hashlib.sha256(value.encode("ascii")).digest())
+    return digests
+
+
+def _api_keys(env: Mapping[str, str]) -> tuple[bytes, ...]:
+    """The digests of every configured API key: ``API_KEYS`` and the file ``API_KEYS_FILE``."""
+    digests: list[bytes] = []
+    listed = env.get("API_KEYS", "").strip()
+    if listed:
+        keys = [k.strip() for k in listed.split(",") if k.strip()]
+        if not keys:
+            raise ConfigError("API_KEYS is set but holds no key")
+        digests += _keys(keys, "API_KEYS")
+    path = env.get("API_KEYS_FILE", "").strip()
+    if path:
+        try:
+            with open(path, encoding="utf-8") as file:
+                lines = file.read(1024 * 1024).splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
+            raise ConfigError(
+                f"API_KEYS_FILE={path} cannot be read ({reason}); refusing to start without the "
+                "API keys it should hold (unset API_KEYS_FILE to run without authentication)"
+            ) from None
+        keys = [line.strip() for line in lines]
+        keys = [k for k in keys if k and not k.startswith("#")]
+        if not keys:
+            raise ConfigError(f"API_KEYS_FILE={path} holds no API key; refusing to start")
+        digests += _keys(keys, f"API_KEYS_FILE={path}")
+    return tuple(dict.fromkeys(digests))
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything the HTTP layer needs to know about its deployment; immutable once built."""
@@ -62,6 +126,11 @@ class Config:
     max_batch_hands: int = DEFAULT_MAX_BATCH_HANDS
     max_actions: int = DEFAULT_MAX_ACTIONS
     build_tables: bool = True
+    audit_log: bool = True
+    body_read_timeout: int = DEFAULT_BODY_READ_TIMEOUT
+    """Seconds a request body may take to arrive under gunicorn (``deadline.py``)."""
+    api_keys: tuple[bytes, ...] = ()
+    """SHA-256 digests of the accepted API keys; empty: no authentication."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -76,4 +145,9 @@ class Config:
             ),
             max_actions=_int(env, "MAX_ACTIONS", DEFAULT_MAX_ACTIONS, low=1, high=100_000),
             build_tables=_bool(env, "BUILD_TABLES", True),
+            audit_log=_bool(env, "AUDIT_LOG", True),
+            body_read_timeout=_int(
+                env, "BODY_READ_TIMEOUT", DEFAULT_BODY_READ_TIMEOUT, low=1, high=3600
+            ),
+            api_keys=_api_keys(env),
         )

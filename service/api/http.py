@@ -1,26 +1,45 @@
 """The two ends of every JSON endpoint: read the body, write the answer. Kept minimal: these run on
 every request, so each does its one job with as few calls as possible.
+
+Both ends also hand what they hold to the request's ``Exchange`` (``exchange.py``) for its audit
+record: references only, nothing is copied.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 import orjson
 from flask import Response, request
 from marshmallow import Schema, ValidationError
+from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
-from .problems import MALFORMED_JSON, UNSUPPORTED_MEDIA_TYPE, Problem, validation_problem
+from .audit import residue
+from .exchange import current
+from .guard import guard
+from .problems import (
+    MALFORMED_JSON,
+    REQUEST_TIMEOUT,
+    UNSUPPORTED_MEDIA_TYPE,
+    Problem,
+    validation_problem,
+)
 
 JSON_MEDIA_TYPE: Final = "application/json"
-_VERDICT_HEADERS: Final = (("Cache-Control", "no-store"), ("X-Content-Type-Options", "nosniff"))
-_STATIC_HEADERS: Final = (("X-Content-Type-Options", "nosniff"),)
+MAX_DEPTH: Final = 254
+"""Deepest nesting accepted (orjson serialises no deeper; no request comes within 250 of it)."""
+_VERDICT_HEADERS: Final = (("Cache-Control", "no-store"),)
+_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
+_ESCAPED_COLON: Final = b"\\u003"
+"""Prefix of the only way (``\\u003a``) a JSON text can spell a colon that is not a colon."""
 
 
 def read_json() -> Any:
     """The request body parsed as JSON, or a problem: 415 (not ``application/json``), 413 (over
     ``MAX_CONTENT_LENGTH``, raised by Werkzeug while reading), 400 (not valid JSON, not UTF-8,
-    NaN/Infinity, integers beyond 64 bits, nesting deeper than orjson's limit)."""
+    NaN/Infinity, integers beyond 64 bits, nesting deeper than ``MAX_DEPTH``, a key repeated in
+    one object)."""
     content_type = request.environ.get("CONTENT_TYPE", "")
     media = content_type.partition(";")[0].strip().lower()
     if media != JSON_MEDIA_TYPE:
@@ -30,15 +49,105 @@ def read_json() -> Any:
             f"the body must be sent as {JSON_MEDIA_TYPE}, not {shown}",
             headers={"Accept-Post": JSON_MEDIA_TYPE},
         )
-    data = request.get_data(cache=False)
+    exchange = current()
     try:
-        return orjson.loads(data)
+        data = request.get_data(cache=False)
+    except ClientDisconnected:
+        if exchange is None or not exchange.timed_out:
+            raise
+        data = b""
+    if exchange is not None and exchange.timed_out:  # cut by ``deadline``: what came is partial
+        raise Problem(
+            REQUEST_TIMEOUT, "the body did not arrive in time", headers={"Connection": "close"}
+        )
+    if len(data) >= (request.max_content_length or len(data) + 1):
+        _refuse_streamed_excess(request.environ)
+    if exchange is not None:
+        exchange.received = True
+    try:
+        body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
+        if exchange is not None:
+            exchange.raw = data
         raise Problem(MALFORMED_JSON, f"the body is not valid JSON: {exc}") from None
+    try:
+        sorted_body = orjson.dumps(body, option=_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        if exchange is not None:
+            exchange.raw = data
+        raise Problem(
+            MALFORMED_JSON, f"the body nests arrays and objects deeper than {MAX_DEPTH} levels"
+        ) from None
+    # Duplicate keys: orjson keeps the last value silently. Every key/value pair of the text has
+    # one colon that is not inside a string, and strings keep their colons when re-serialised, so
+    # the text has more colons than its re-serialisation exactly when some pair was dropped, i.e.
+    # a key repeated -- unless a string spells a colon as an escape, which the exact check handles.
+    if exchange is None:
+        colons = sorted_body.count(b":")
+    else:
+        exchange.body = body
+        exchange.sorted_body = sorted_body
+        if exchange.kind.batch:  # the residue keeps the colons: count them there (a third the size)
+            exchange.residue = rest = residue(sorted_body)
+            colons = rest.count(b":")
+        else:
+            colons = sorted_body.count(b":")
+    if data.count(b":") != colons or _ESCAPED_COLON in data:
+        try:
+            _refuse_duplicate_keys(data)
+        except Problem:
+            if exchange is not None:  # recorded by its raw bytes: no canonical form to speak of
+                exchange.raw = data
+                exchange.body = exchange.sorted_body = exchange.residue = None
+            raise
+    return body
+
+
+def _refuse_streamed_excess(environ: dict[str, Any]) -> None:
+    """A body sent without ``Content-Length`` (chunked) stops being read at the limit, and
+    Werkzeug then hands over the first ``MAX_BODY_BYTES`` as if they were the whole body. One more
+    byte from the server's stream tells a body of exactly the limit from a longer one: 413."""
+    if environ.get("CONTENT_LENGTH"):
+        return  # a declared length over the limit was refused before reading
+    stream = environ.get("wsgi.input")
+    if stream is not None and stream.read(1):
+        raise RequestEntityTooLarge()
+
+
+def _refuse_duplicate_keys(data: bytes) -> None:
+    """The exact (slower, rarely needed) check: a 400 naming the first key repeated in an object.
+
+    Two parsers that read a repeated key differently (first or last wins) would adjudicate
+    different requests from one text; a record-keeping service refuses the ambiguity instead.
+    """
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:
+                shown = key if len(key) <= 40 else key[:39] + "…"
+                raise Problem(
+                    MALFORMED_JSON,
+                    f"the body repeats the key {json.dumps(shown)} in one object",
+                )
+            seen[key] = value
+        return seen
+
+    try:
+        json.loads(data, object_pairs_hook=pairs)
+    except (RecursionError, ValueError):  # pragma: no cover - orjson accepted it already
+        raise Problem(MALFORMED_JSON, "the body is not valid JSON") from None
 
 
 def load(schema: Schema, body: Any) -> Any:
-    """Validate ``body`` with a marshmallow schema: the loaded data, or a 422 naming each field."""
+    """Validate ``body`` with a marshmallow schema: the loaded data, or a 422 naming each field.
+
+    ``guard`` first refuses lists far over their length limit (and floods of unknown fields)
+    without looking at their items: marshmallow would build an object and an error for each.
+    """
+    refused = guard(schema, body)
+    if refused is not None:
+        raise validation_problem(refused)
     try:
         return schema.load(body)
     except ValidationError as error:
@@ -47,14 +156,15 @@ def load(schema: Schema, body: Any) -> Any:
 
 def json_response(payload: object, status: int = 200) -> Response:
     """A verdict: JSON, never cached (each answer is about one request's body)."""
+    data = orjson.dumps(payload)
+    exchange = current()
+    if exchange is not None and status == 200:
+        exchange.answered(payload, data)
+    return Response(data, status=status, headers=_VERDICT_HEADERS, content_type=JSON_MEDIA_TYPE)
+
+
+def static_json_response(body: bytes, *, no_store: bool = False) -> Response:
+    """Pre-serialised JSON (rules, health); ``no_store`` for answers that may change (a probe's)."""
     return Response(
-        orjson.dumps(payload),
-        status=status,
-        headers=_VERDICT_HEADERS,
-        content_type=JSON_MEDIA_TYPE,
+        body, headers=_VERDICT_HEADERS if no_store else None, content_type=JSON_MEDIA_TYPE
     )
-
-
-def static_json_response(body: bytes) -> Response:
-    """Pre-serialised JSON that never changes while the process lives (rules, spec, health)."""
-    return Response(body, headers=_STATIC_HEADERS, content_type=JSON_MEDIA_TYPE)

@@ -65,7 +65,7 @@ def blueprint(config: Config) -> Blueprint:
     @bp.get("/healthz")
     @documented(HEALTH)
     def health() -> Response:
-        return static_json_response(ok_body)
+        return static_json_response(ok_body, no_store=True)
 
     @bp.get("/readyz")
     @documented(READY)
@@ -73,6 +73,6 @@ def blueprint(config: Config) -> Blueprint:
         if not is_ready():
             detail = "shutting down" if _draining else "the scoring tables are not built yet"
             raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
-        return static_json_response(ready_body)
+        return static_json_response(ready_body, no_store=True)
 
     return bp

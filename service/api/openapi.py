@@ -41,9 +41,13 @@ stable `code`; validation problems add `errors`, each a JSON pointer into the bo
 
 | status | when | code |
 |---|---|---|
-| 400 | the body is not valid JSON (or not UTF-8, or NaN/Infinity, or an integer beyond 64 bits) \
-| `MALFORMED_JSON` |
+| 400 | the body is not valid JSON (or not UTF-8, or NaN/Infinity, or an integer beyond 64 bits, \
+or nested deeper than 254 levels, or repeats a key within one object) | `MALFORMED_JSON` |
+| 401 | API keys are configured and the request has none, or not a valid one \
+(`WWW-Authenticate` says which) | `UNAUTHORIZED` |
 | 404 | no such path | `NOT_FOUND` |
+| 408 | the body did not arrive within the deadline (10 s by default); the connection is closed \
+| `REQUEST_TIMEOUT` |
 | 405 | the path exists, the method does not (the `Allow` header lists the methods) \
 | `METHOD_NOT_ALLOWED` |
 | 413 | the body is larger than the limit (1 MiB by default) | `BODY_TOO_LARGE` |
@@ -54,6 +58,10 @@ stable `code`; validation problems add `errors`, each a JSON pointer into the bo
 
 Money is an integer number of chips from 1 to 2^53-1: floats, booleans and strings are refused.
 A betting sequence that breaks a rule is not an error: it is a 200 answer with `valid: false`.
+
+When the deployment configures API keys, every `/v1` request needs `Authorization: Bearer <key>`;
+health, readiness, metrics and these documents never do. Every answer carries `X-Request-ID` (the
+client's own when it sends a sane one, else a generated one): it names the request's audit record.
 """
 
 TAGS: Final = (
@@ -62,11 +70,18 @@ TAGS: Final = (
     {"name": "betting", "description": "Judging betting sequences (section 9)."},
     {"name": "rounds", "description": "Settling rounds (section 10)."},
     {"name": "rules", "description": "The ruleset as data."},
-    {"name": "operations", "description": "Health, readiness, this document, the docs page."},
+    {
+        "name": "operations",
+        "description": "Health, readiness, metrics, this document, the docs page.",
+    },
 )
 
 PROBLEM_RESPONSES: Final[Mapping[int, tuple[str, str]]] = {
     400: ("MalformedJson", "The body is not valid JSON."),
+    401: (
+        "Unauthorized",
+        "API keys are configured and the request carries none, or not a valid one.",
+    ),
     404: ("NotFound", "No such path."),
     405: (
         "MethodNotAllowed",
@@ -83,7 +98,19 @@ PROBLEM_RESPONSES: Final[Mapping[int, tuple[str, str]]] = {
 }
 
 
-def _version() -> str:
+SECURITY_SCHEME: Final = "apiKey"
+PROTECTED_PREFIX: Final = "/v1/"
+SECURITY: Final[tuple[dict[str, list[str]], ...]] = ({SECURITY_SCHEME: []}, {})
+"""A key, or none: whether keys are needed is the deployment's choice (``API_KEYS``)."""
+REQUEST_ID_HEADER: Final = {
+    "description": "The request's id in the audit log: the client's `X-Request-ID` when it sent "
+    "a sane one (1 to 128 of `A-Z a-z 0-9 . _ ~ : / + = @ -`), else a generated one.",
+    "schema": {"type": "string"},
+}
+
+
+def service_version() -> str:
+    """The installed package's version (the audit log, build info and the document carry it)."""
     try:
         return metadata.version("quart-bezique")
     except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
@@ -105,18 +132,23 @@ def _field_extras(
 def _problem_responses() -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status, (name, description) in PROBLEM_RESPONSES.items():
-        response: dict[str, Any] = {
+        headers: dict[str, Any] = {"X-Request-ID": {"$ref": "#/components/headers/RequestId"}}
+        if status == 405:
+            headers["Allow"] = {
+                "description": "The methods this path supports.",
+                "schema": {"type": "string"},
+            }
+        if status == 401:
+            headers["WWW-Authenticate"] = {
+                "description": 'The Bearer challenge; `error="invalid_token"` when a key was '
+                "sent but is not valid.",
+                "schema": {"type": "string"},
+            }
+        responses[name] = {
             "description": description,
+            "headers": headers,
             "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
         }
-        if status == 405:
-            response["headers"] = {
-                "Allow": {
-                    "description": "The methods this path supports.",
-                    "schema": {"type": "string"},
-                }
-            }
-        responses[name] = response
     return responses
 
 
@@ -124,12 +156,14 @@ def _json_body(schema: type[Schema] | None, raw: Mapping[str, Any] | None) -> di
     return {"schema": schema if schema is not None else dict(raw or {"type": "object"})}
 
 
-def _operation(op: Operation, schemas: RequestSchemas) -> dict[str, Any]:
+def _operation(op: Operation, schemas: RequestSchemas, protected: bool) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "operationId": op.operation_id,
         "summary": op.summary,
         "tags": [op.tag],
     }
+    if protected:
+        doc["security"] = [dict(requirement) for requirement in SECURITY]
     if op.description:
         doc["description"] = op.description
     if op.request is not None:
@@ -139,11 +173,14 @@ def _operation(op: Operation, schemas: RequestSchemas) -> dict[str, Any]:
                 name: {"value": value} for name, value in op.request_examples.items()
             }
         doc["requestBody"] = {"required": True, "content": {JSON_MEDIA_TYPE: content}}
-    ok: dict[str, Any] = {"description": op.response_description}
+    ok: dict[str, Any] = {
+        "description": op.response_description,
+        "headers": {"X-Request-ID": {"$ref": "#/components/headers/RequestId"}},
+    }
     if op.response is not None or op.raw_response is not None:
         ok["content"] = {op.response_media: _json_body(op.response, op.raw_response)}
     responses: dict[str, Any] = {"200": ok}
-    for status in op.problems:
+    for status in sorted({401, *op.problems}) if protected else op.problems:
         name = PROBLEM_RESPONSES[status][0]
         responses[str(status)] = {"$ref": f"#/components/responses/{name}"}
     doc["responses"] = responses
@@ -155,7 +192,7 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
     plugin = MarshmallowPlugin()
     spec = APISpec(
         title=TITLE,
-        version=_version(),
+        version=service_version(),
         openapi_version=OPENAPI_VERSION,
         plugins=[plugin],
         info={
@@ -173,6 +210,16 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
         spec.components.schema(_name(cls), component=dict(cls.OPENAPI_EXTRA), schema=cls)
     for name, response in _problem_responses().items():
         spec.components.response(name, response)
+    spec.components.header("RequestId", REQUEST_ID_HEADER)
+    spec.components.security_scheme(
+        SECURITY_SCHEME,
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An API key, when the deployment configures them (`API_KEYS` or "
+            "`API_KEYS_FILE`); `/v1` only.",
+        },
+    )
 
     paths: dict[str, dict[str, Any]] = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
@@ -182,7 +229,8 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
         if op is None:
             raise LookupError(f"route {rule.rule} ({rule.endpoint}) has no documented operation")
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            paths.setdefault(rule.rule, {})[method.lower()] = _operation(op, schemas)
+            protected = rule.rule.startswith(PROTECTED_PREFIX)
+            paths.setdefault(rule.rule, {})[method.lower()] = _operation(op, schemas, protected)
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     return spec.to_dict()

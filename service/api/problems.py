@@ -20,10 +20,14 @@ from flask import Response
 
 from service.game.errors import PathElement, RulesError
 
+from .exchange import current
+
 PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
 TYPE_PREFIX: Final = "urn:quart-bezique:problem:"
 MAX_REPORTED_ERRORS: Final = 50
 """A request with thousands of bad fields gets the first 50: enough to fix, bounded to send."""
+MAX_REPORTED_TEXT: Final = 300
+"""Longest pointer or message reported: a 1 MB key or card string is not echoed back whole."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +66,16 @@ INTERNAL_ERROR: Final = ProblemType(
     "internal-error", "Internal Server Error", 500, "INTERNAL_ERROR"
 )
 NOT_READY: Final = ProblemType("not-ready", "Service Unavailable", 503, "NOT_READY")
+REQUEST_TIMEOUT: Final = ProblemType("request-timeout", "Request Timeout", 408, "REQUEST_TIMEOUT")
+"""The body did not arrive within ``BODY_READ_TIMEOUT`` (the connection is then closed)."""
+UNAUTHORIZED: Final = ProblemType("unauthorized", "Unauthorized", 401, "UNAUTHORIZED")
+"""No API key, or not a configured one (only when API keys are configured; see ``auth.py``)."""
 
 PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
     MALFORMED_JSON,
+    UNAUTHORIZED,
     NOT_FOUND,
+    REQUEST_TIMEOUT,
     METHOD_NOT_ALLOWED,
     BODY_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
@@ -118,7 +128,11 @@ class Problem(Exception):
         return doc
 
     def response(self) -> Response:
-        headers = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"}
+        """The problem as a response (``observe`` adds the headers every response carries)."""
+        exchange = current()
+        if exchange is not None:
+            exchange.code = self.code
+        headers = {"Cache-Control": "no-store"}
         headers.update(self.headers)
         return Response(
             orjson.dumps(self.document()),
@@ -137,7 +151,11 @@ def _flatten(messages: object, pointer: str, out: list[dict[str, str]]) -> None:
         for item in messages:
             _flatten(item, pointer, out)
     else:
-        out.append({"pointer": pointer, "message": str(messages)})
+        out.append({"pointer": _clip(pointer), "message": _clip(str(messages))})
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_REPORTED_TEXT else text[: MAX_REPORTED_TEXT - 1] + "…"
 
 
 def validation_problem(messages: object, prefix: Sequence[PathElement] = ()) -> Problem:
@@ -161,10 +179,10 @@ def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Prob
 
     ``prefix`` is where the input given to the core sits in the request body.
     """
-    pointer = json_pointer((*prefix, *error.path))
+    pointer = _clip(json_pointer((*prefix, *error.path)))
     return Problem(
         RULES_VIOLATION,
-        error.message,
+        _clip(error.message),
         code=error.code,
-        errors=[{"pointer": pointer, "message": error.message, "code": error.code}],
+        errors=[{"pointer": pointer, "message": _clip(error.message), "code": error.code}],
     )

@@ -129,9 +129,11 @@ def test_limit_is_configurable() -> None:
     assert small.post(SCORE, data=HAND, content_type="application/json").status_code == 200
 
 
-def test_duplicate_keys_keep_the_last_value(client: FlaskClient) -> None:
+def test_duplicate_keys_are_refused(client: FlaskClient) -> None:
+    """Issue 6: parsers disagree on repeated keys (first or last wins): refused, never guessed."""
     raw = b'{"cards": ["XX"], "cards": ["KS", "QS", "JS", "JC"]}'
-    assert client.post(SCORE, data=raw, content_type="application/json").status_code == 200
+    doc = problem(client.post(SCORE, data=raw, content_type="application/json"), 400)
+    assert doc["code"] == "MALFORMED_JSON" and '"cards"' in doc["detail"]
 
 
 def test_unexpected_exception_is_a_500_problem_without_trace(

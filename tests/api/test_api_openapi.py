@@ -30,6 +30,7 @@ EXPECTED_OPERATIONS = {
     ("get", "/v1/rules"),
     ("get", "/healthz"),
     ("get", "/readyz"),
+    ("get", "/metrics"),
     ("get", "/openapi.yaml"),
     ("get", "/openapi.json"),
     ("get", "/docs"),
@@ -82,7 +83,8 @@ def test_every_operation_documents_its_errors(app: Flask) -> None:
         for method, op in item.items():
             assert op["operationId"] and op["summary"] and op["tags"]
             if method == "post":
-                assert set(op["responses"]) == {"200", "400", "413", "415", "422"}, path
+                # 401: every /v1 operation, for deployments with API keys (issue 6)
+                assert set(op["responses"]) == {"200", "400", "401", "413", "415", "422"}, path
                 assert op["requestBody"]["required"] is True
     responses = spec["components"]["responses"]
     assert set(responses) >= {"NotFound", "MethodNotAllowed", "MalformedJson", "BodyTooLarge"}

@@ -269,7 +269,9 @@ def test_configmap_carries_the_tunables() -> None:
     assert source["configMapRef"]["name"] == configmap["metadata"]["name"]
 
 
-def test_api_keys_come_from_an_optional_secret_file() -> None:
+def test_api_keys_come_from_a_required_secret_file() -> None:
+    """Fail closed (issue 6): without the Secret the pod does not start, and the service refuses
+    to start with a configured but missing key file."""
     c = container()
     env = {e["name"]: e.get("value") for e in c["env"]}
     path = Path(env["API_KEYS_FILE"])
@@ -277,7 +279,7 @@ def test_api_keys_come_from_an_optional_secret_file() -> None:
     mount = next(m for m in c["volumeMounts"] if m["mountPath"] == str(path.parent))
     secret = volumes[mount["name"]]["secret"]
     assert mount["readOnly"] is True
-    assert secret["optional"] is True
+    assert secret["optional"] is False
     assert [item["path"] for item in secret["items"]] == [path.name]
 
 

@@ -1,0 +1,108 @@
+"""Optional API keys: ``Authorization: Bearer <key>`` on every ``/v1`` request (RFC 6750).
+
+The keys come from ``API_KEYS`` / ``API_KEYS_FILE`` (``config.py``), which keeps only their
+SHA-256 digests. A presented key is hashed once and compared with **every** configured digest by
+``hmac.compare_digest``, without stopping at a match: the time taken depends neither on how much of
+a key is right nor on which key matched. Hashing first also makes every comparison the same length,
+so not even a key's length leaks.
+
+The answer to a missing or wrong key is a 401 problem document with a ``WWW-Authenticate``
+challenge, prepared once as bytes: refusing costs less than serving. Health, readiness, metrics and
+the docs are outside ``/v1`` and stay open (probes and scrapers carry no keys). A key is identified
+in the audit log by ``key_id``, the first 12 hex digits of its SHA-256: enough to tell integrators
+apart, useless to recover the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import Final
+
+import orjson
+
+from .problems import PROBLEM_MEDIA_TYPE, UNAUTHORIZED
+
+REALM: Final = "quart-bezique"
+PROTECTED_PREFIX: Final = "/v1/"
+KEY_ID_LENGTH: Final = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """A prepared 401: status line, headers and body."""
+
+    status: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+
+def _denial(detail: str, challenge: str) -> Denial:
+    body = orjson.dumps(
+        {
+            "type": UNAUTHORIZED.uri,
+            "title": UNAUTHORIZED.title,
+            "status": UNAUTHORIZED.status,
+            "detail": detail,
+            "code": UNAUTHORIZED.code,
+        }
+    )
+    headers = (
+        ("Content-Type", PROBLEM_MEDIA_TYPE),
+        ("Content-Length", str(len(body))),
+        ("Cache-Control", "no-store"),
+        ("WWW-Authenticate", challenge),
+    )
+    return Denial(f"{UNAUTHORIZED.status} Unauthorized", headers, body)
+
+
+MISSING: Final = _denial(
+    "this service needs an API key: send Authorization: Bearer <key>",
+    f'Bearer realm="{REALM}"',
+)
+"""No credentials (or not the Bearer scheme): RFC 6750 says the challenge then names no error."""
+INVALID: Final = _denial(
+    "the API key is not valid",
+    f'Bearer realm="{REALM}", error="invalid_token", error_description="the API key is not valid"',
+)
+
+
+def is_protected(path: str) -> bool:
+    """Whether ``path`` needs a key: all of ``/v1``, matched or not (a 404 would reveal routes)."""
+    return path.startswith(PROTECTED_PREFIX) or path == "/v1"
+
+
+class ApiKeys:
+    """The configured keys (as digests) and the check of one request's ``Authorization``."""
+
+    __slots__ = ("_digests",)
+
+    def __init__(self, digests: tuple[bytes, ...]) -> None:
+        if not digests:
+            raise ValueError("ApiKeys needs at least one key digest")
+        self._digests = digests
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def check(self, authorization: str | None) -> tuple[str | None, Denial | None]:
+        """``(key_id, None)`` when the header holds a configured key, else ``(None, denial)``."""
+        if authorization is None:
+            return None, MISSING
+        scheme, _, token = authorization.strip().partition(" ")
+        if scheme.lower() != "bearer":
+            return None, MISSING
+        # WSGI hands headers over as latin-1 text: this encoding always succeeds, byte for byte.
+        presented = hashlib.sha256(token.strip().encode("latin-1")).digest()
+        matched = False
+        for digest in self._digests:  # no early exit: every key is compared, every time
+            matched |= hmac.compare_digest(presented, digest)
+        if not matched:
+            return None, INVALID
+        return presented.hex()[:KEY_ID_LENGTH], None
+
+
+def key_id(key: str) -> str:
+    """The audit log's identifier of ``key`` (for operators matching log lines to integrators)."""
+    return hashlib.sha256(key.encode("ascii")).hexdigest()[:KEY_ID_LENGTH]
