@@ -1874,7 +1874,8 @@ def run_inprocess(
     )
     if done.returncode != 0:
         raise RuntimeError(f"in-process measurements failed:\n{done.stderr[-3000:]}")
-    results["inprocess"] = json.loads(done.stdout)
+    # The app writes its audit lines to stdout too; the figures are the last line printed.
+    results["inprocess"] = json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
