@@ -82,6 +82,7 @@ def create_app(
         version=version,
         ruleset=RULESET,
         body_timeout=config.body_read_timeout,
+        shortcuts={hands.SCORE_PATH: hands.ScoreShortcut(config.max_body_bytes)},
     )
     if audit_sink is not None:
         observer.sink = audit_sink

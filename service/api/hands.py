@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import io
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -28,9 +29,10 @@ from service.game.scoring import (
 
 from . import render
 from .config import Config
+from .exchange import Exchange
 from .fastcheck import hand_ok
-from .http import json_response, load, read_json
-from .problems import rules_problem
+from .http import JSON_MEDIA_TYPE, json_response, load, parse, read_json
+from .problems import Problem, rules_problem
 from .routing import BODY_ERRORS, Operation, documented
 from .schemas import BatchScoreResponseSchema, RequestSchemas, ScoreResponseSchema
 
@@ -84,7 +86,7 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
     batch_schema = schemas.batch()
     max_hands = config.max_batch_hands
 
-    @bp.post("/v1/hands/score")
+    @bp.post(SCORE_PATH)
     @documented(SCORE)
     def score() -> Response:
         body = read_json()
@@ -117,6 +119,119 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
         _batch_tables()  # now, so that gunicorn's workers share it (preload), like the tables
 
     return bp
+
+
+SCORE_PATH: Final = "/v1/hands/score"
+
+
+# ------------------------------------------------------------------------------------------------
+# The score pre-dispatch
+# ------------------------------------------------------------------------------------------------
+#
+# ``POST /v1/hands/score`` is the hottest request there is, and most of its cost is Flask's own
+# (request context, URL matching, Request and Response objects: some 60 µs of a 150 µs call). The
+# WSGI wrapper (``observe.py``) therefore offers the request to ``ScoreShortcut`` first, inside the
+# envelope (request id, API key, security headers, metrics and audit line all apply as ever): on
+# the exact happy path -- a declared ``Content-Length`` within the limit, a JSON content type as
+# ``read_json`` accepts it, a body ``read_json`` accepts, a hand ``hand_ok`` accepts -- it answers
+# what the view would, byte for byte and header for header (``tests/api/test_api_shortcut.py``).
+# Anything else, the slightest doubt included, returns None with the body put back, and Flask
+# serves the request as if the shortcut were not there: every refusal is Flask's.
+
+_SCORE_HEADERS: Final = (("Cache-Control", "no-store"), ("Content-Type", JSON_MEDIA_TYPE))
+"""What ``json_response`` answers with, in Werkzeug's order (Content-Length follows)."""
+
+
+class _Replay:
+    """The body's stream for Flask when the shortcut declines: the bytes already read, then the
+    rest of the real stream, or the failure the real stream raised (Flask meets the same)."""
+
+    __slots__ = ("_error", "_head", "_rest")
+
+    def __init__(self, head: bytes, rest: Any, error: BaseException | None = None) -> None:
+        self._head = io.BytesIO(head)
+        self._rest = rest
+        self._error = error
+
+    def read(self, size: int = -1) -> bytes:
+        chunk = self._head.read(size)
+        if chunk:
+            return chunk
+        if self._error is not None:
+            raise self._error
+        data: bytes = self._rest.read(size)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:  # pragma: no cover - Werkzeug reads in blocks
+        return self.read(size)
+
+
+class ScoreShortcut:
+    """``POST /v1/hands/score`` served without entering Flask when nothing can go wrong."""
+
+    __slots__ = ("_max_body",)
+
+    def __init__(self, max_body: int | None) -> None:
+        self._max_body = max_body
+
+    def __call__(
+        self, environ: WSGIEnvironment, exchange: Exchange
+    ) -> tuple[list[tuple[str, str]], bytes] | None:
+        """The answer's headers (before the envelope's) and body, or None: let Flask answer."""
+        if environ.get("REQUEST_METHOD") != "POST":
+            return None
+        media = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+        length: str = environ.get("CONTENT_LENGTH", "")
+        if (
+            media != JSON_MEDIA_TYPE
+            or not (length.isascii() and length.isdigit())
+            or "HTTP_TRANSFER_ENCODING" in environ
+        ):
+            return None
+        size = int(length)
+        limit = self._max_body
+        if limit is not None and size >= limit:  # at the limit: read_json looks further
+            return None
+        stream = environ["wsgi.input"]
+        try:
+            data: bytes = stream.read(size) if size else b""
+            # Werkzeug reads a stream the server terminates (gunicorn's) to its end: is it there?
+            more: bytes = stream.read(1) if "wsgi.input_terminated" in environ else b""
+        except Exception as error:  # the stream failed: Flask meets the same failure
+            environ["wsgi.input"] = _Replay(b"", stream, error)
+            return None
+        if more or len(data) != size or exchange.timed_out:  # Flask finds the same
+            environ["wsgi.input"] = _Replay(data + more, stream)
+            return None
+        try:
+            answer = self._answer(data, exchange)
+        except Exception:
+            answer = None
+        if answer is None:
+            environ["wsgi.input"] = io.BytesIO(data)
+            exchange.body = exchange.sorted_body = exchange.residue = exchange.raw = None
+            exchange.received = False
+            return None
+        return [*_SCORE_HEADERS, ("Content-Length", str(len(answer)))], answer
+
+    @staticmethod
+    def _answer(data: bytes, exchange: Exchange) -> bytes | None:
+        exchange.received = True
+        try:
+            body = parse(data, exchange)
+        except Problem:
+            return None
+        if not hand_ok(body):
+            return None
+        try:
+            scored = score_hand(body["cards"], body.get("trump"))
+        except RulesError:  # pragma: no cover - hand_ok leaves nothing for the core to refuse
+            return None
+        out = render.scored_hand(scored)
+        out["ruleset"] = RULESET
+        answer = orjson.dumps(out)
+        exchange.answered(out, answer)
+        return answer
 
 
 # ------------------------------------------------------------------------------------------------

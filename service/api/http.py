@@ -16,7 +16,7 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
 
 from .audit import residue
-from .exchange import current
+from .exchange import Exchange, current
 from .guard import guard
 from .problems import (
     MALFORMED_JSON,
@@ -64,6 +64,12 @@ def read_json() -> Any:
         _refuse_streamed_excess(request.environ)
     if exchange is not None:
         exchange.received = True
+    return parse(data, exchange)
+
+
+def parse(data: bytes, exchange: Exchange | None) -> Any:
+    """What ``read_json`` does with the bytes once read: the parsed body or a 400 problem, with the
+    exchange's bookkeeping for the audit record (also the score pre-dispatch's, ``hands.py``)."""
     try:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -92,7 +98,8 @@ def read_json() -> Any:
             colons = rest.count(b":")
         else:
             colons = sorted_body.count(b":")
-    if data.count(b":") != colons or _ESCAPED_COLON in data:
+    # (A backslash first: one memchr, where the escape's search is a far slower pass.)
+    if data.count(b":") != colons or (b"\\" in data and _ESCAPED_COLON in data):
         try:
             _refuse_duplicate_keys(data)
         except Problem:

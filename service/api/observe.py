@@ -8,11 +8,13 @@ is plain dictionary and list operations on the WSGI environ and header list. Per
 2. on ``/v1`` with API keys configured, checks ``Authorization`` (``auth.py``) and answers a
    prepared 401 itself, without entering Flask; under gunicorn, gives a POST's body a deadline
    (``deadline.py``);
-3. calls the app, appending to whatever headers it answers with ``X-Request-ID`` and the route's
-   security headers: ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` on
-   everything; the docs page and its assets get ``docs.DOCS_CSP`` (this origin only), every other
-   answer ``Content-Security-Policy: default-src 'none'; frame-ancestors 'none'``, so that no
-   answer can ever run as a page. ``Cache-Control: no-store`` is set by the verdicts and problems
+3. calls the app (or first the route's shortcut, if it has one: ``hands.ScoreShortcut`` answers
+   the score endpoint's happy path byte for byte as the app would, or declines), appending to
+   whatever headers it answers with ``X-Request-ID`` and the route's security headers:
+   ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` on everything; the
+   docs page and its assets get ``docs.DOCS_CSP`` (this origin only), every other answer
+   ``Content-Security-Policy: default-src 'none'; frame-ancestors 'none'``, so that no answer can
+   ever run as a page. ``Cache-Control: no-store`` is set by the verdicts and problems
    themselves (``http.json_response``, ``Problem.response``);
 4. once the answer is ready (before it is sent), records the metrics and writes the audit line.
    A failure there is logged and counted, never turned into an error for the client, whose
@@ -44,6 +46,9 @@ if TYPE_CHECKING:
 
     from .metrics import Metrics
 
+Shortcut = Callable[["WSGIEnvironment", Exchange], "tuple[list[tuple[str, str]], bytes] | None"]
+"""Given the environ and the exchange: the answer's headers and body, or None to call the app."""
+
 log = logging.getLogger("service.api.audit")
 
 UNMATCHED: Final = "unmatched"
@@ -64,6 +69,8 @@ class Route:
     kind: Kind
     headers: tuple[tuple[str, str], ...]
     protected: bool
+    shortcut: Shortcut | None = None
+    """Serves the route's happy path without entering the app (``hands.ScoreShortcut``)."""
 
 
 class Observer:
@@ -135,6 +142,13 @@ class Observer:
                     ex.code = UNAUTHORIZED.code
                     respond(denial.status, list(denial.headers))
                     return [denial.body]
+            shortcut = route.shortcut
+            if shortcut is not None:
+                answer = shortcut(environ, ex)
+                if answer is not None:
+                    headers, data = answer
+                    respond("200 OK", headers)
+                    return [data]
             return self.app(environ, respond)
         finally:
             local.exchange = None
@@ -197,6 +211,7 @@ def install(
     version: str,
     ruleset: str,
     body_timeout: float | None = None,
+    shortcuts: dict[str, Shortcut] | None = None,
 ) -> Observer:
     """Wrap ``app.wsgi_app``; call once every route is registered (the route table is built from
     the URL map, so a route added later would be labelled ``unmatched``)."""
@@ -206,7 +221,13 @@ def install(
             continue
         path = rule.rule
         headers = DOCS_HEADERS if path == DOCS_PAGE else API_HEADERS
-        routes[path] = Route(path, KINDS.get(path, PLAIN), headers, auth.is_protected(path))
+        routes[path] = Route(
+            path,
+            KINDS.get(path, PLAIN),
+            headers,
+            auth.is_protected(path),
+            (shortcuts or {}).get(path),
+        )
     observer = Observer(
         app.wsgi_app,
         routes,
