@@ -82,7 +82,12 @@ def create_app(
         version=version,
         ruleset=RULESET,
         body_timeout=config.body_read_timeout,
-        shortcuts={hands.SCORE_PATH: hands.ScoreShortcut(config.max_body_bytes)},
+        shortcuts={
+            hands.SCORE_PATH: hands.ScoreShortcut(config.max_body_bytes),
+            betting.VALIDATE_PATH: betting.BettingShortcut(
+                config.max_body_bytes, config.max_actions
+            ),
+        },
     )
     if audit_sink is not None:
         observer.sink = audit_sink

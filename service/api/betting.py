@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from flask import Blueprint, Response
 
@@ -17,6 +17,7 @@ from .http import json_response, load, read_json
 from .problems import rules_problem
 from .routing import BODY_ERRORS, Operation, documented
 from .schemas import BettingResponseSchema, RequestSchemas
+from .shortcut import JsonShortcut
 
 EXAMPLE_ROUND: dict[str, Any] = {
     "players": ["ann", "bob", "cid", "dan"],
@@ -66,25 +67,49 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
     schema = schemas.betting()
     max_actions = config.max_actions
 
-    @bp.post("/v1/betting/validate")
+    @bp.post(VALIDATE_PATH)
     @documented(VALIDATE)
     def validate() -> Response:
         body = read_json()
         if not betting_ok(body, max_actions):
             body = load(schema, body)
         try:
-            result = validate_betting(
-                body["players"],
-                body["dealer"],
-                body["ante"],
-                body.get("actions", ()),
-                body.get("minimum_stake"),
-                body.get("maximum_stake"),
-            )
+            out = _verdict(body)
         except RulesError as error:  # setup errors: their paths are already rooted in the body
             raise rules_problem(error) from None
-        out = render.betting(result)
-        out["ruleset"] = RULESET
         return json_response(out)
 
     return bp
+
+
+VALIDATE_PATH: Final = "/v1/betting/validate"
+
+
+def _verdict(body: Any) -> dict[str, Any]:
+    """The verdict on a body ``betting_ok`` (or the schema) accepted, legal or not: the view's and
+    the shortcut's. A broken setup raises (``SetupError``): the view's 422."""
+    result = validate_betting(
+        body["players"],
+        body["dealer"],
+        body["ante"],
+        body.get("actions", ()),
+        body.get("minimum_stake"),
+        body.get("maximum_stake"),
+    )
+    out = render.betting(result)
+    out["ruleset"] = RULESET
+    return out
+
+
+class BettingShortcut(JsonShortcut):
+    """``POST /v1/betting/validate`` served without entering Flask (``shortcut.py``) when the
+    body passes ``betting_ok`` and its setup is sound: every verdict, legal or not, is a 200. Any
+    setup error, or a body only the schema can explain, is Flask's."""
+
+    __slots__ = ()
+
+    def __init__(self, max_body: int | None, max_actions: int) -> None:
+        def check(body: Any) -> bool:
+            return betting_ok(body, max_actions)
+
+        super().__init__(max_body, check, _verdict)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import io
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -29,12 +28,12 @@ from service.game.scoring import (
 
 from . import render
 from .config import Config
-from .exchange import Exchange
 from .fastcheck import hand_ok
-from .http import JSON_MEDIA_TYPE, json_response, load, parse, read_json
-from .problems import Problem, rules_problem
+from .http import json_response, load, read_json
+from .problems import rules_problem
 from .routing import BODY_ERRORS, Operation, documented
 from .schemas import BatchScoreResponseSchema, RequestSchemas, ScoreResponseSchema
+from .shortcut import JsonShortcut
 
 SCORE = Operation(
     operation_id="scoreHand",
@@ -93,11 +92,9 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
         if not hand_ok(body):
             body = load(hand_schema, body)
         try:
-            scored = score_hand(body["cards"], body.get("trump"))
+            out = _scored(body)
         except RulesError as error:  # the checks above leave nothing for the core to refuse
             raise rules_problem(_hand_error(error)) from None
-        out = render.scored_hand(scored)
-        out["ruleset"] = RULESET
         return json_response(out)
 
     @bp.post(BATCH_PATH)
@@ -128,110 +125,25 @@ SCORE_PATH: Final = "/v1/hands/score"
 # The score pre-dispatch
 # ------------------------------------------------------------------------------------------------
 #
-# ``POST /v1/hands/score`` is the hottest request there is, and most of its cost is Flask's own
-# (request context, URL matching, Request and Response objects: some 60 µs of a 150 µs call). The
-# WSGI wrapper (``observe.py``) therefore offers the request to ``ScoreShortcut`` first, inside the
-# envelope (request id, API key, security headers, metrics and audit line all apply as ever): on
-# the exact happy path -- a declared ``Content-Length`` within the limit, a JSON content type as
-# ``read_json`` accepts it, a body ``read_json`` accepts, a hand ``hand_ok`` accepts -- it answers
-# what the view would, byte for byte and header for header (``tests/api/test_api_shortcut.py``).
-# Anything else, the slightest doubt included, returns None with the body put back, and Flask
-# serves the request as if the shortcut were not there: every refusal is Flask's.
-
-_SCORE_HEADERS: Final = (("Cache-Control", "no-store"), ("Content-Type", JSON_MEDIA_TYPE))
-"""What ``json_response`` answers with, in Werkzeug's order (Content-Length follows)."""
+# ``POST /v1/hands/score`` is the hottest request there is, and most of its cost is Flask's own.
+# The WSGI wrapper offers it to ``ScoreShortcut`` first (``shortcut.py``): a hand ``hand_ok``
+# accepts is answered as the view would, with the view's own ``_scored``; anything else is Flask's.
 
 
-class _Replay:
-    """The body's stream for Flask when the shortcut declines: the bytes already read, then the
-    rest of the real stream, or the failure the real stream raised (Flask meets the same)."""
-
-    __slots__ = ("_error", "_head", "_rest")
-
-    def __init__(self, head: bytes, rest: Any, error: BaseException | None = None) -> None:
-        self._head = io.BytesIO(head)
-        self._rest = rest
-        self._error = error
-
-    def read(self, size: int = -1) -> bytes:
-        chunk = self._head.read(size)
-        if chunk:
-            return chunk
-        if self._error is not None:
-            raise self._error
-        data: bytes = self._rest.read(size)
-        return data
-
-    def readline(self, size: int = -1) -> bytes:  # pragma: no cover - Werkzeug reads in blocks
-        return self.read(size)
+def _scored(body: Any) -> dict[str, Any]:
+    """The verdict on a hand ``hand_ok`` (or the schema) accepted: the view's and the shortcut's."""
+    out = render.scored_hand(score_hand(body["cards"], body.get("trump")))
+    out["ruleset"] = RULESET
+    return out
 
 
-class ScoreShortcut:
+class ScoreShortcut(JsonShortcut):
     """``POST /v1/hands/score`` served without entering Flask when nothing can go wrong."""
 
-    __slots__ = ("_max_body",)
+    __slots__ = ()
 
     def __init__(self, max_body: int | None) -> None:
-        self._max_body = max_body
-
-    def __call__(
-        self, environ: WSGIEnvironment, exchange: Exchange
-    ) -> tuple[list[tuple[str, str]], bytes] | None:
-        """The answer's headers (before the envelope's) and body, or None: let Flask answer."""
-        if environ.get("REQUEST_METHOD") != "POST":
-            return None
-        media = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
-        length: str = environ.get("CONTENT_LENGTH", "")
-        if (
-            media != JSON_MEDIA_TYPE
-            or not (length.isascii() and length.isdigit())
-            or "HTTP_TRANSFER_ENCODING" in environ
-        ):
-            return None
-        size = int(length)
-        limit = self._max_body
-        if limit is not None and size >= limit:  # at the limit: read_json looks further
-            return None
-        stream = environ["wsgi.input"]
-        try:
-            data: bytes = stream.read(size) if size else b""
-            # Werkzeug reads a stream the server terminates (gunicorn's) to its end: is it there?
-            more: bytes = stream.read(1) if "wsgi.input_terminated" in environ else b""
-        except Exception as error:  # the stream failed: Flask meets the same failure
-            environ["wsgi.input"] = _Replay(b"", stream, error)
-            return None
-        if more or len(data) != size or exchange.timed_out:  # Flask finds the same
-            environ["wsgi.input"] = _Replay(data + more, stream)
-            return None
-        try:
-            answer = self._answer(data, exchange)
-        except Exception:
-            answer = None
-        if answer is None:
-            environ["wsgi.input"] = io.BytesIO(data)
-            exchange.body = exchange.sorted_body = exchange.residue = exchange.raw = None
-            exchange.received = False
-            return None
-        return [*_SCORE_HEADERS, ("Content-Length", str(len(answer)))], answer
-
-    @staticmethod
-    def _answer(data: bytes, exchange: Exchange) -> bytes | None:
-        exchange.received = True
-        try:
-            body = parse(data, exchange)
-        except Problem:
-            return None
-        if not hand_ok(body):
-            return None
-        try:
-            scored = score_hand(body["cards"], body.get("trump"))
-        except RulesError:  # pragma: no cover - hand_ok leaves nothing for the core to refuse
-            return None
-        out = render.scored_hand(scored)
-        out["ruleset"] = RULESET
-        answer = orjson.dumps(out)
-        exchange.answered(out, answer)
-        return answer
+        super().__init__(max_body, hand_ok, _scored)
 
 
 # ------------------------------------------------------------------------------------------------

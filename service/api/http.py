@@ -69,7 +69,7 @@ def read_json() -> Any:
 
 def parse(data: bytes, exchange: Exchange | None) -> Any:
     """What ``read_json`` does with the bytes once read: the parsed body or a 400 problem, with the
-    exchange's bookkeeping for the audit record (also the score pre-dispatch's, ``hands.py``)."""
+    exchange's bookkeeping for the audit record (also the pre-dispatch's, ``shortcut.py``)."""
     try:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:

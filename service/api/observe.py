@@ -8,14 +8,14 @@ is plain dictionary and list operations on the WSGI environ and header list. Per
 2. on ``/v1`` with API keys configured, checks ``Authorization`` (``auth.py``) and answers a
    prepared 401 itself, without entering Flask; under gunicorn, gives a POST's body a deadline
    (``deadline.py``);
-3. calls the app (or first the route's shortcut, if it has one: ``hands.ScoreShortcut`` answers
-   the score endpoint's happy path byte for byte as the app would, or declines), appending to
-   whatever headers it answers with ``X-Request-ID`` and the route's security headers:
-   ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` on everything; the
-   docs page and its assets get ``docs.DOCS_CSP`` (this origin only), every other answer
-   ``Content-Security-Policy: default-src 'none'; frame-ancestors 'none'``, so that no answer can
-   ever run as a page. ``Cache-Control: no-store`` is set by the verdicts and problems
-   themselves (``http.json_response``, ``Problem.response``);
+3. calls the app (or first the route's shortcut, if it has one: ``shortcut.JsonShortcut``, for
+   the score and betting endpoints, answers the happy path byte for byte as the app would, or
+   declines), appending to whatever headers it answers with ``X-Request-ID`` and the route's
+   security headers: ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` on
+   everything; the docs page and its assets get ``docs.DOCS_CSP`` (this origin only), every other
+   answer ``Content-Security-Policy: default-src 'none'; frame-ancestors 'none'``, so that no
+   answer can ever run as a page. ``Cache-Control: no-store`` is set by the verdicts and
+   problems themselves (``http.json_response``, ``Problem.response``);
 4. once the answer is ready (before it is sent), records the metrics and writes the audit line.
    A failure there is logged and counted, never turned into an error for the client, whose
    answer is already decided.
@@ -70,7 +70,7 @@ class Route:
     headers: tuple[tuple[str, str], ...]
     protected: bool
     shortcut: Shortcut | None = None
-    """Serves the route's happy path without entering the app (``hands.ScoreShortcut``)."""
+    """Serves the route's happy path without entering the app (``shortcut.JsonShortcut``)."""
 
 
 class Observer:

@@ -1,6 +1,6 @@
-"""The score pre-dispatch (``hands.ScoreShortcut``) answers exactly what Flask would: the same
-status, headers, bytes and audit line for every body it takes, and it takes nothing else (every
-refusal, and every request it is unsure of, is Flask's own answer)."""
+"""The score pre-dispatch (``hands.ScoreShortcut``, a ``shortcut.JsonShortcut``) answers exactly
+what Flask would: the same status, headers, bytes and audit line for every body it takes, and it
+takes nothing else (every refusal, and every request it is unsure of, is Flask's own answer)."""
 
 from __future__ import annotations
 
@@ -23,13 +23,14 @@ VOLATILE = ("ts", "duration_ms")
 
 
 class Twin:
-    """One app, asked each question with the shortcut on and off."""
+    """One app, asked each question with the shortcut of ``path`` on and off."""
 
-    def __init__(self, **config: Any) -> None:
+    def __init__(self, path: str = SCORE_PATH, **config: Any) -> None:
+        self.path = path
         self.lines: list[bytes] = []
         self.app: Flask = create_app(Config(**config), audit_sink=self.lines.append)
         self.observer = self.app.extensions[EXTENSION].observer
-        self.route = self.observer.routes[SCORE_PATH]
+        self.route = self.observer.routes[path]
         assert self.route.shortcut is not None
         self.taken = 0
         shortcut = self.route.shortcut
@@ -43,7 +44,7 @@ class Twin:
         self.off = dataclasses.replace(self.route, shortcut=None)
 
     def call(self, shortcut: bool, environ: dict[str, Any]) -> tuple[str, list[Any], bytes, Any]:
-        self.observer.routes[SCORE_PATH] = self.on if shortcut else self.off
+        self.observer.routes[self.path] = self.on if shortcut else self.off
         self.lines.clear()
         seen: list[Any] = []
 
@@ -56,7 +57,7 @@ class Twin:
             body = b"".join(out)
             getattr(out, "close", lambda: None)()
         finally:
-            self.observer.routes[SCORE_PATH] = self.route
+            self.observer.routes[self.path] = self.route
         (line,) = self.lines
         record = orjson.loads(line)
         for field in VOLATILE:
