@@ -122,10 +122,6 @@ def _hand(hand: Any) -> Any:
     return out
 
 
-def _score(body: Any) -> Any:
-    return _hand(body)
-
-
 def _batch(body: Any) -> Any:
     if type(body) is not dict or type(body.get("hands")) is not list:
         return body
@@ -308,9 +304,9 @@ def betting_reason(payload: Any) -> str:
 
 
 KINDS: Final[dict[str, Kind]] = {
-    "/v1/hands/score": Kind(_score, _hand_is_canonical, _summary_score, _one),
+    "/v1/hands/score": Kind(_hand, _hand_is_canonical, _summary_score, _one),
     "/v1/hands/batch-score": Kind(_batch, _never, _summary_batch, _batch_hands, True),
-    "/v1/hands/odds": Kind(_score, _hand_is_canonical, _summary_odds, _one),
+    "/v1/hands/odds": Kind(_hand, _hand_is_canonical, _summary_odds, _one),
     "/v1/showdown": Kind(_showdown, _showdown_is_canonical, _summary_showdown, _two),
     "/v1/betting/validate": Kind(_as_sent, _always, _summary_betting, betting=True),
     "/v1/rounds/settle": Kind(_settle, _settle_is_canonical, _summary_settle, _settled_hands),

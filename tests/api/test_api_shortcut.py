@@ -20,6 +20,16 @@ from service.api.config import Config
 from service.api.hands import SCORE_PATH
 
 VOLATILE = ("ts", "duration_ms")
+VERDICT_HEADERS = [
+    "Cache-Control",
+    "Content-Type",
+    "Content-Length",
+    "X-Content-Type-Options",
+    "Content-Security-Policy",
+    "Referrer-Policy",
+    "X-Request-ID",
+]
+"""The headers of a 200 verdict, in order, whichever path answered it."""
 
 
 class Twin:
@@ -125,15 +135,7 @@ def test_valid_hands_same_answer_from_the_shortcut(twin: Twin, hand: dict[str, A
             )
             assert taken == 1
             assert status == "200 OK"
-            assert [name for name, _ in headers] == [
-                "Cache-Control",
-                "Content-Type",
-                "Content-Length",
-                "X-Content-Type-Options",
-                "Content-Security-Policy",
-                "Referrer-Policy",
-                "X-Request-ID",
-            ]
+            assert [name for name, _ in headers] == VERDICT_HEADERS
             assert orjson.loads(body)["ruleset"]
             assert record["verdict"] == {"score": orjson.loads(body)["score"]}
             assert "body_sha256" in record and "response_sha256" in record

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 import pytest
-from test_api_shortcut import Twin, environ
+from test_api_shortcut import VERDICT_HEADERS, Twin, environ
 
 from service.api.betting import EXAMPLE_ROUND, VALIDATE_PATH
 from service.game.betting import validate_betting
@@ -95,15 +95,7 @@ def test_verdicts_same_answer_from_the_shortcut(
             env = environ(text, PATH_INFO=VALIDATE_PATH, CONTENT_TYPE=media)
             (status, headers, body, record), taken = twin.both(env, text)
             assert (status, taken) == ("200 OK", 1), name
-            assert [name for name, _ in headers] == [
-                "Cache-Control",
-                "Content-Type",
-                "Content-Length",
-                "X-Content-Type-Options",
-                "Content-Security-Policy",
-                "Referrer-Policy",
-                "X-Request-ID",
-            ]
+            assert [name for name, _ in headers] == VERDICT_HEADERS
             verdict = orjson.loads(body)
             assert verdict["valid"] is (code is None)
             assert (verdict["error"] or {}).get("code") == code
