@@ -1,0 +1,26 @@
+"""Fixtures of the security suite: the real gunicorn server, started as an operator would, with
+API keys configured, so every attack is replayed against what a platform actually deploys."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
+
+from api_support import LiveServer, start_server
+
+API_KEY = "security-suite-key-0123456789abcdef"
+"""The one key the keyed server accepts."""
+AUTH = {"Authorization": f"Bearer {API_KEY}"}
+
+
+@pytest.fixture(scope="session")
+def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """gunicorn with ``API_KEYS`` set: every verdict needs the key."""
+    server = start_server(tmp_path_factory.mktemp("keyed"), API_KEYS=API_KEY)
+    yield server
+    server.stop()
