@@ -1,6 +1,14 @@
-"""``GET /v1/rules``, ``GET /healthz``, ``GET /readyz``: answers prepared once, served as bytes."""
+"""``GET /v1/rules``, ``GET /healthz``, ``GET /readyz``: answers prepared once, served as bytes.
+
+``/readyz`` also asks the checks the factory hands in (the audit sink's ``ready``): a worker that
+cannot record verdicts must be taken out of rotation, while ``/healthz`` stays 200 so that it is
+not killed for it (it recovers by itself once the log pipeline reads again).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
 
 import orjson
 from flask import Blueprint, Response
@@ -38,6 +46,12 @@ READY = Operation(
     problems=(503,),
 )
 
+AUDIT_LAGGING: Final = "the audit log is not keeping up"
+"""The detail of a 503 on ``/readyz`` while the audit sink refuses lines (``sink.AuditSink``)."""
+
+ReadyCheck = tuple[Callable[[], bool], str]
+"""A cheap readiness test (called on every probe) and the 503 detail when it says False."""
+
 _draining = False
 
 
@@ -51,8 +65,10 @@ def is_ready() -> bool:
     return tables_ready() and not _draining
 
 
-def blueprint(config: Config) -> Blueprint:
+def blueprint(config: Config, ready_checks: Sequence[ReadyCheck] = ()) -> Blueprint:
+    """``ready_checks`` turn ``/readyz`` 503 while any says False (after draining and tables)."""
     bp = Blueprint("meta", __name__)
+    checks = tuple(ready_checks)
     rules_body = orjson.dumps(rules_document(config))
     ok_body = orjson.dumps({"status": "ok"})
     ready_body = orjson.dumps({"status": "ready"})
@@ -73,6 +89,9 @@ def blueprint(config: Config) -> Blueprint:
         if not is_ready():
             detail = "shutting down" if _draining else "the scoring tables are not built yet"
             raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
+        for check, detail in checks:
+            if not check():
+                raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
         return static_json_response(ready_body, no_store=True)
 
     return bp
