@@ -25,6 +25,7 @@ from service.game.scoring import ensure_tables
 from . import betting, docs, errors, hands, meta, metrics, observe, odds, openapi, rounds, showdown
 from .auth import ApiKeys
 from .config import Config
+from .routes import ResolvedFlask
 from .schemas import RequestSchemas, request_schemas
 
 EXTENSION = "quart_bezique"
@@ -53,7 +54,7 @@ def create_app(
         ensure_tables()
         ensure_odds_tables()
 
-    app = Flask("service.api", static_folder=None)
+    app = ResolvedFlask("service.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
     app.url_map.strict_slashes = True
 

@@ -361,10 +361,21 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_LINE_SEPARATORS: Final = ("\u2028".encode(), "\u2029".encode())
+_SEPARATOR_LEAD: Final = b"\xe2\x80"
+
+
 def line(fields: dict[str, Any]) -> bytes:
-    """One audit line: ``fields`` as compact JSON, newline-terminated (orjson escapes every
-    control character, so no client-supplied text can break or forge a line)."""
-    return orjson.dumps(fields, option=_LINE)
+    """One audit line: ``fields`` as compact JSON, newline-terminated. orjson escapes every
+    control character; U+2028 and U+2029, which JSON allows raw but many log tools and
+    JavaScript readers treat as line ends, are escaped here: no client-supplied text can break
+    or forge a line. (They can only occur inside strings, so the escape keeps the JSON valid.)"""
+    data = orjson.dumps(fields, option=_LINE)
+    if _SEPARATOR_LEAD in data:
+        data = data.replace(_LINE_SEPARATORS[0], b"\\u2028").replace(
+            _LINE_SEPARATORS[1], b"\\u2029"
+        )
+    return data
 
 
 class _Clock:

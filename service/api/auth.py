@@ -7,8 +7,10 @@ a key is right nor on which key matched. Hashing first also makes every comparis
 so not even a key's length leaks.
 
 The answer to a missing or wrong key is a 401 problem document with a ``WWW-Authenticate``
-challenge, prepared once as bytes: refusing costs less than serving. Health, readiness, metrics and
-the docs are outside ``/v1`` and stay open (probes and scrapers carry no keys). A key is identified
+challenge, prepared once as bytes: refusing costs less than serving. Which requests need a key is
+decided by the route they resolve to (``routes.py``), never by their path's spelling: all of
+``/v1``, and any path no route takes. Health, readiness, metrics and the docs are outside ``/v1``
+and stay open (probes and scrapers carry no keys). A key is identified
 in the audit log by ``key_id``, the first 12 hex digits of its SHA-256: enough to tell integrators
 apart, useless to recover the key.
 """
@@ -25,7 +27,6 @@ import orjson
 from .problems import PROBLEM_MEDIA_TYPE, UNAUTHORIZED
 
 REALM: Final = "quart-bezique"
-PROTECTED_PREFIX: Final = "/v1/"
 KEY_ID_LENGTH: Final = 12
 
 
@@ -66,11 +67,6 @@ INVALID: Final = _denial(
     "the API key is not valid",
     f'Bearer realm="{REALM}", error="invalid_token", error_description="the API key is not valid"',
 )
-
-
-def is_protected(path: str) -> bool:
-    """Whether ``path`` needs a key: all of ``/v1``, matched or not (a 404 would reveal routes)."""
-    return path.startswith(PROTECTED_PREFIX) or path == "/v1"
 
 
 class ApiKeys:

@@ -1,76 +1,91 @@
-"""The envelope of every request: request id, API keys, security headers, audit line, metrics.
+"""The envelope of every request: route, request id, API keys, security headers, audit, metrics.
 
 One WSGI wrapper around the Flask app rather than Flask hooks: it sees every answer (404s, 405s,
 413s, the 401s it gives itself, errors), it starts timing before Flask does anything, and its work
 is plain dictionary and list operations on the WSGI environ and header list. Per request it:
 
-1. takes the client's ``X-Request-ID`` if sane, else makes one (``audit.request_id``);
-2. on ``/v1`` with API keys configured, checks ``Authorization`` (``auth.py``) and answers a
-   prepared 401 itself, without entering Flask; under gunicorn, gives a POST's body a deadline
-   (``deadline.py``);
-3. calls the app (or first the route's shortcut, if it has one: ``shortcut.JsonShortcut``, for
-   the score and betting endpoints, answers the happy path byte for byte as the app would, or
-   declines), appending to whatever headers it answers with ``X-Request-ID`` and the route's
-   security headers: ``X-Content-Type-Options: nosniff`` and ``Referrer-Policy: no-referrer`` on
-   everything; the docs page and its assets get ``docs.DOCS_CSP`` (this origin only), every other
-   answer ``Content-Security-Policy: default-src 'none'; frame-ancestors 'none'``, so that no
-   answer can ever run as a page. ``Cache-Control: no-store`` is set by the verdicts and
-   problems themselves (``http.json_response``, ``Problem.response``);
-4. once the answer is ready (before it is sent), records the metrics and writes the audit line.
-   A failure there is logged and counted, never turned into an error for the client, whose
-   answer is already decided.
+1. resolves the route once (``routes.Router``) and leaves the resolution in the environ, where
+   Flask dispatches on it: protection, the audit kind and label, the metrics label, the security
+   headers and the view all come from that one match;
+2. takes the client's ``X-Request-ID`` if sane, else makes one (``audit.request_id``);
+3. on a protected route (all of ``/v1``, and anything unmatched) with API keys configured, checks
+   ``Authorization`` (``auth.py``) and answers a prepared 401 itself, without entering Flask;
+   under gunicorn, gives a POST's body a deadline (``deadline.py``);
+4. calls the app (or first the route's shortcut, if it has one: ``shortcut.JsonShortcut``), and
+   holds back the status and headers it answers with, appending ``X-Request-ID`` and the route's
+   security headers (``routes.py``);
+5. writes the audit line, then records the metrics, and only then releases the answer. A verdict
+   whose audit line the sink does not take (a log pipeline that stopped reading, a closed stdout)
+   is never released: the client gets ``503 AUDIT_UNAVAILABLE`` with ``Retry-After`` instead, at
+   once (the sink refuses within a bound, ``sink.py``). Answers that are not verdicts (probes,
+   refusals, the docs) are released even then; their lost lines are counted.
 
-Routes are resolved by exact path against the table built from the app's URL map at start-up (the
-docs assets by prefix), so the metrics' ``endpoint`` label can only take known values.
+A ``HEAD`` answer never carries a body, whoever made it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Final
 
+import orjson
 from flask import Flask
 
 from . import audit, auth
-from .audit import KINDS, PLAIN, Kind
 from .deadline import BodyDeadlines
 from .docs import DOCS_CSP
 from .exchange import Exchange, local
-from .problems import UNAUTHORIZED
+from .problems import AUDIT_UNAVAILABLE, PROBLEM_MEDIA_TYPE, UNAUTHORIZED, Problem
+from .routes import RESOLUTION_KEY, Route, Router, Shortcut
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
     from .metrics import Metrics
 
-Shortcut = Callable[["WSGIEnvironment", Exchange], "tuple[list[tuple[str, str]], bytes] | None"]
-"""Given the environ and the exchange: the answer's headers and body, or None to call the app."""
-
 log = logging.getLogger("service.api.audit")
 
-UNMATCHED: Final = "unmatched"
-DOCS_PAGE: Final = "/docs"
-DOCS_ASSETS: Final = "/docs/static"
-NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
-API_CSP: Final = ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
-REFERRER: Final = ("Referrer-Policy", "no-referrer")
-API_HEADERS: Final = (NOSNIFF, API_CSP, REFERRER)
-DOCS_HEADERS: Final = (NOSNIFF, ("Content-Security-Policy", DOCS_CSP), REFERRER)
+MAX_METHOD_LOGGED: Final = 16
+
+Sink = Callable[[bytes], "bool | None"]
+"""Takes one audit line; ``False`` (or an exception) means it was not taken."""
 
 
-@dataclass(frozen=True, slots=True)
-class Route:
-    """What the wrapper knows about a path before calling the app."""
+def _prepared(problem: Problem) -> tuple[str, list[tuple[str, str]], bytes]:
+    body = orjson.dumps(problem.document())
+    headers = [
+        ("Content-Type", PROBLEM_MEDIA_TYPE),
+        ("Content-Length", str(len(body))),
+        ("Cache-Control", "no-store"),
+        *problem.headers.items(),
+    ]
+    return f"{problem.status} Service Unavailable", headers, body
 
-    label: str
-    kind: Kind
-    headers: tuple[tuple[str, str], ...]
-    protected: bool
-    shortcut: Shortcut | None = None
-    """Serves the route's happy path without entering the app (``shortcut.JsonShortcut``)."""
+
+_UNAUDITED: Final = _prepared(
+    Problem(
+        AUDIT_UNAVAILABLE,
+        "the audit log is not keeping up: no verdict is given without its record; retry shortly",
+        headers={"Retry-After": "1"},
+    )
+)
+
+
+class _Held:
+    """The status line and headers the app answered with, held until the audit line is taken."""
+
+    __slots__ = ("exc_info", "headers", "status")
+
+    def __init__(self) -> None:
+        self.status = "500 Internal Server Error"
+        self.headers: list[tuple[str, str]] = []
+        self.exc_info: Any = None
+
+
+def _no_write(data: bytes) -> None:  # pragma: no cover - Flask never uses the legacy write()
+    raise RuntimeError("the envelope does not support the WSGI write() callable")
 
 
 class Observer:
@@ -79,52 +94,43 @@ class Observer:
     def __init__(
         self,
         app: WSGIApplication,
-        routes: dict[str, Route],
+        router: Router,
         *,
         metrics: Metrics,
         keys: auth.ApiKeys | None,
         audit_log: bool,
         version: str,
         ruleset: str,
-        sink: Callable[[bytes], None] | None = None,
+        sink: Sink | None = None,
         deadlines: BodyDeadlines | None = None,
     ) -> None:
         self.app = app
+        self.router = router
         self.deadlines = deadlines
-        self.routes = routes
         self.metrics = metrics
         self.keys = keys
         self.audit_log = audit_log
         self.version = version
         self.ruleset = ruleset
-        self.sink = sink if sink is not None else audit.fd_sink(1)
-        self._docs_assets = Route(DOCS_ASSETS, PLAIN, DOCS_HEADERS, False)
-        self._unmatched = Route(UNMATCHED, PLAIN, API_HEADERS, False)
-        self._unmatched_v1 = Route(UNMATCHED, PLAIN, API_HEADERS, True)
-
-    def route(self, path: str) -> Route:
-        found = self.routes.get(path)
-        if found is not None:
-            return found
-        if path.startswith(DOCS_ASSETS + "/"):
-            return self._docs_assets
-        return self._unmatched_v1 if auth.is_protected(path) else self._unmatched
+        self.sink: Sink = sink if sink is not None else audit.fd_sink(1)
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         started = perf_counter()
-        path: str = environ.get("PATH_INFO", "")
-        route = self.route(path)
+        resolution = self.router.resolve(environ)
+        environ[RESOLUTION_KEY] = resolution
+        route = resolution.route
         ex = Exchange(
             audit.request_id(environ.get("HTTP_X_REQUEST_ID")), route.kind, self.audit_log
         )
-        extra = (*route.headers, (audit.REQUEST_ID_HEADER, ex.request_id))
+        held = _Held()
 
         def respond(
             status: str, headers: list[tuple[str, str]], exc_info: Any = None
         ) -> Callable[[bytes], object]:
-            ex.status = status
-            headers.extend(extra)
-            return start_response(status, headers, exc_info)
+            ex.status = held.status = status
+            held.headers = headers
+            held.exc_info = exc_info
+            return _no_write
 
         local.exchange = ex
         deadlines = self.deadlines
@@ -135,54 +141,94 @@ class Observer:
         )
         if watched:
             deadlines.watch(ex, environ["gunicorn.socket"])  # type: ignore[union-attr]
+        body: Iterable[bytes] = ()
         try:
-            if route.protected and self.keys is not None:
-                ex.key_id, denial = self.keys.check(environ.get("HTTP_AUTHORIZATION"))
-                if denial is not None:
-                    ex.code = UNAUTHORIZED.code
-                    respond(denial.status, list(denial.headers))
-                    return [denial.body]
-            shortcut = route.shortcut
-            if shortcut is not None:
-                answer = shortcut(environ, ex)
-                if answer is not None:
-                    headers, data = answer
-                    respond("200 OK", headers)
-                    return [data]
-            return self.app(environ, respond)
+            body = self._answer(environ, route, ex, respond)
         finally:
             local.exchange = None
             if watched:
                 deadlines.forget(ex)  # type: ignore[union-attr]
-            try:
-                self._finish(ex, route, environ, path, perf_counter() - started)
-            except Exception:  # the answer is decided: a broken log sink must not change it
-                self.metrics.audit_failures.inc()
-                log.exception("could not record request %s", ex.request_id)
+        if not self._record(ex, route, environ, perf_counter() - started) and ex.judged:
+            _close(body)
+            ex.status = held.status = _UNAUDITED[0]
+            held.headers = list(_UNAUDITED[1])
+            body = [_UNAUDITED[2]]
+            self.metrics.record(route.label, 503, perf_counter() - started)
+        held.headers.extend(route.headers)
+        held.headers.append((audit.REQUEST_ID_HEADER, ex.request_id))
+        start_response(held.status, held.headers, held.exc_info)
+        if environ.get("REQUEST_METHOD") == "HEAD":
+            _close(body)
+            return []
+        return body
 
-    def _finish(
-        self, ex: Exchange, route: Route, environ: WSGIEnvironment, path: str, seconds: float
-    ) -> None:
+    def _answer(
+        self,
+        environ: WSGIEnvironment,
+        route: Route,
+        ex: Exchange,
+        respond: Callable[..., Callable[[bytes], object]],
+    ) -> Iterable[bytes]:
+        if route.protected and self.keys is not None:
+            ex.key_id, denial = self.keys.check(environ.get("HTTP_AUTHORIZATION"))
+            if denial is not None:
+                ex.code = UNAUTHORIZED.code
+                respond(denial.status, list(denial.headers))
+                return [denial.body]
+        shortcut = route.shortcut
+        if shortcut is not None:
+            answer = shortcut(environ, ex)
+            if answer is not None:
+                headers, data = answer
+                respond("200 OK", headers)
+                return [data]
+        return self.app(environ, respond)
+
+    def _record(self, ex: Exchange, route: Route, environ: WSGIEnvironment, seconds: float) -> bool:
+        """Write the audit line, then the metrics (unless the verdict is withheld: the caller
+        records its 503). Whether the audit line was taken (always true with the audit off)."""
         status = int(ex.status[:3]) if ex.status else 500
         judged = ex.judged and status == 200
+        taken = True
+        if self.audit_log:
+            try:
+                line = self._line(ex, route, environ, status, judged, seconds)
+                taken = self.sink(line) is not False
+            except Exception:  # a broken sink is a sink that did not take the line
+                log.exception("could not record request %s", ex.request_id)
+                taken = False
+            if not taken:
+                self.metrics.audit_failures.inc()
+                if judged:
+                    return False
         if judged:
             self.metrics.record(route.label, status, seconds, ex.hands, ex.reason)
         else:
             self.metrics.record(route.label, status, seconds)
-        if not self.audit_log:
-            return
+        return taken
+
+    def _line(
+        self,
+        ex: Exchange,
+        route: Route,
+        environ: WSGIEnvironment,
+        status: int,
+        judged: bool,
+        seconds: float,
+    ) -> bytes:
         record: dict[str, Any] = {
             "ts": audit.now(),
             "request_id": ex.request_id,
-            "method": environ.get("REQUEST_METHOD", ""),
+            "method": environ.get("REQUEST_METHOD", "")[:MAX_METHOD_LOGGED],
             "endpoint": route.label,
             "status": status,
             "duration_ms": round(seconds * 1000, 3),
             "version": self.version,
             "ruleset": self.ruleset,
         }
-        if route.label == UNMATCHED:
-            record["path"] = path[: audit.MAX_PATH_LOGGED]
+        if not route.matched and ex.code != UNAUTHORIZED.code:
+            # Never for a refused request: a key pasted into a URL must not reach the log.
+            record["path"] = environ.get("PATH_INFO", "")[: audit.MAX_PATH_LOGGED]
         if ex.key_id is not None:
             record["key_id"] = ex.key_id
         if ex.body_digest is not None:
@@ -199,7 +245,13 @@ class Observer:
             record["verdict"] = ex.summary
         elif ex.code is not None:
             record["verdict"] = {"code": ex.code}
-        self.sink(audit.line(record))
+        return audit.line(record)
+
+
+def _close(body: Iterable[bytes]) -> None:
+    close = getattr(body, "close", None)
+    if close is not None:
+        close()
 
 
 def install(
@@ -213,24 +265,11 @@ def install(
     body_timeout: float | None = None,
     shortcuts: dict[str, Shortcut] | None = None,
 ) -> Observer:
-    """Wrap ``app.wsgi_app``; call once every route is registered (the route table is built from
-    the URL map, so a route added later would be labelled ``unmatched``)."""
-    routes: dict[str, Route] = {}
-    for rule in app.url_map.iter_rules():
-        if rule.arguments:  # only the docs assets take arguments; matched by prefix instead
-            continue
-        path = rule.rule
-        headers = DOCS_HEADERS if path == DOCS_PAGE else API_HEADERS
-        routes[path] = Route(
-            path,
-            KINDS.get(path, PLAIN),
-            headers,
-            auth.is_protected(path),
-            (shortcuts or {}).get(path),
-        )
+    """Wrap ``app.wsgi_app``; call once every route is registered (the router is built from the
+    URL map, so a route added later would be unmatched)."""
     observer = Observer(
         app.wsgi_app,
-        routes,
+        Router(app.url_map, docs_csp=DOCS_CSP, shortcuts=shortcuts),
         metrics=metrics,
         keys=keys,
         audit_log=audit_log,

@@ -70,6 +70,10 @@ REQUEST_TIMEOUT: Final = ProblemType("request-timeout", "Request Timeout", 408, 
 """The body did not arrive within ``BODY_READ_TIMEOUT`` (the connection is then closed)."""
 UNAUTHORIZED: Final = ProblemType("unauthorized", "Unauthorized", 401, "UNAUTHORIZED")
 """No API key, or not a configured one (only when API keys are configured; see ``auth.py``)."""
+AUDIT_UNAVAILABLE: Final = ProblemType(
+    "audit-unavailable", "Service Unavailable", 503, "AUDIT_UNAVAILABLE"
+)
+"""The verdict was reached but its audit line could not be recorded: it is withheld (retry)."""
 
 PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
     MALFORMED_JSON,
@@ -84,6 +88,7 @@ PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
     HTTP_ERROR,
     INTERNAL_ERROR,
     NOT_READY,
+    AUDIT_UNAVAILABLE,
 )
 
 

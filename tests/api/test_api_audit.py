@@ -336,11 +336,20 @@ def broken_sink(audited: Audited) -> Iterator[Audited]:
     observer.sink = saved
 
 
-def test_a_broken_log_does_not_change_the_answer(broken_sink: Audited) -> None:
+def test_a_broken_log_withholds_verdicts_but_not_probes(broken_sink: Audited) -> None:
+    """Fail closed: a verdict whose audit line could not be written is not given (503, retry);
+    an answer that is no verdict (a probe, a refusal) still is, and every lost line is counted."""
     response = broken_sink.client.post(SCORE, json={"cards": ["KS", "QS", "JS", "JC"]})
-    assert response.status_code == 200
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "1"
+    assert response.headers["Content-Type"] == "application/problem+json"
+    assert response.get_json()["code"] == "AUDIT_UNAVAILABLE"
+    assert b"score" not in response.get_data()
+    assert broken_sink.client.get("/healthz").status_code == 200
+    refused = broken_sink.client.post(SCORE, json={"cards": ["KS"]})
+    assert refused.status_code == 422
     metrics = broken_sink.client.get("/metrics").get_data(as_text=True)
-    assert "quart_bezique_audit_write_failures_total 1.0" in metrics
+    assert "quart_bezique_audit_write_failures_total 3.0" in metrics
 
 
 def test_default_sink_writes_one_line_per_request_to_stdout(

@@ -40,7 +40,7 @@ class Twin:
         self.lines: list[bytes] = []
         self.app: Flask = create_app(Config(**config), audit_sink=self.lines.append)
         self.observer = self.app.extensions[EXTENSION].observer
-        self.route = self.observer.routes[path]
+        self.route = self.observer.router.routes[path]
         assert self.route.shortcut is not None
         self.taken = 0
         shortcut = self.route.shortcut
@@ -54,7 +54,7 @@ class Twin:
         self.off = dataclasses.replace(self.route, shortcut=None)
 
     def call(self, shortcut: bool, environ: dict[str, Any]) -> tuple[str, list[Any], bytes, Any]:
-        self.observer.routes[self.path] = self.on if shortcut else self.off
+        self.observer.router.replace(self.path, self.on if shortcut else self.off)
         self.lines.clear()
         seen: list[Any] = []
 
@@ -67,7 +67,7 @@ class Twin:
             body = b"".join(out)
             getattr(out, "close", lambda: None)()
         finally:
-            self.observer.routes[self.path] = self.route
+            self.observer.router.replace(self.path, self.route)
         (line,) = self.lines
         record = orjson.loads(line)
         for field in VOLATILE:
