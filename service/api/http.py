@@ -13,12 +13,13 @@ from typing import Any, Final
 import orjson
 from flask import Response, request
 from marshmallow import Schema, ValidationError
-from werkzeug.exceptions import ClientDisconnected, RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
 from .audit import residue
 from .exchange import Exchange, current
 from .guard import guard
 from .problems import (
+    HTTP_ERROR,
     MALFORMED_JSON,
     REQUEST_TIMEOUT,
     UNSUPPORTED_MEDIA_TYPE,
@@ -37,7 +38,8 @@ _ESCAPED_COLON: Final = b"\\u003"
 
 def read_json() -> Any:
     """The request body parsed as JSON, or a problem: 415 (not ``application/json``), 413 (over
-    ``MAX_CONTENT_LENGTH``, raised by Werkzeug while reading), 400 (not valid JSON, not UTF-8,
+    ``MAX_CONTENT_LENGTH``, raised by Werkzeug while reading), 400 (a body whose chunked framing the
+    server cannot read; not valid JSON, not UTF-8,
     NaN/Infinity, integers beyond 64 bits, nesting deeper than ``MAX_DEPTH``, a key repeated in
     one object)."""
     content_type = request.environ.get("CONTENT_TYPE", "")
@@ -56,6 +58,16 @@ def read_json() -> Any:
         if exchange is None or not exchange.timed_out:
             raise
         data = b""
+    except HTTPException:
+        raise
+    except Exception:  # the server's reader refused the framing (a chunk size that is no number)
+        raise Problem(
+            HTTP_ERROR,
+            "the body could not be read: its chunked transfer coding is malformed",
+            status=400,
+            title="Bad Request",
+            headers={"Connection": "close"},
+        ) from None
     if exchange is not None and exchange.timed_out:  # cut by ``deadline``: what came is partial
         raise Problem(
             REQUEST_TIMEOUT, "the body did not arrive in time", headers={"Connection": "close"}
