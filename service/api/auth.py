@@ -22,9 +22,7 @@ import hmac
 from dataclasses import dataclass
 from typing import Final
 
-import orjson
-
-from .problems import PROBLEM_MEDIA_TYPE, UNAUTHORIZED
+from .problems import UNAUTHORIZED, Problem
 
 REALM: Final = "quart-bezique"
 KEY_ID_LENGTH: Final = 12
@@ -40,22 +38,10 @@ class Denial:
 
 
 def _denial(detail: str, challenge: str) -> Denial:
-    body = orjson.dumps(
-        {
-            "type": UNAUTHORIZED.uri,
-            "title": UNAUTHORIZED.title,
-            "status": UNAUTHORIZED.status,
-            "detail": detail,
-            "code": UNAUTHORIZED.code,
-        }
-    )
-    headers = (
-        ("Content-Type", PROBLEM_MEDIA_TYPE),
-        ("Content-Length", str(len(body))),
-        ("Cache-Control", "no-store"),
-        ("WWW-Authenticate", challenge),
-    )
-    return Denial(f"{UNAUTHORIZED.status} Unauthorized", headers, body)
+    status, headers, body = Problem(
+        UNAUTHORIZED, detail, headers={"WWW-Authenticate": challenge}
+    ).prepared()
+    return Denial(status, tuple(headers), body)
 
 
 MISSING: Final = _denial(

@@ -86,6 +86,16 @@ class Exchange:
         self.timed_out = False
         """The body did not arrive in time (``deadline.py`` cut the connection's read side)."""
 
+    def reset(self) -> None:
+        """Forget what reading and answering left behind, keeping who asked (id, kind, key, status,
+        deadline flags): a declined pre-dispatch hands the request to Flask as if fresh."""
+        self.body = self.sorted_body = self.residue = self.raw = None
+        self.received = self.judged = False
+        self.hands = 0
+        self.reason = None
+        self.summary = None
+        self.body_digest = self.response_digest = None
+
     def answered(self, payload: Any, data: bytes) -> None:
         """Settle the verdict's audit facts from the payload and its bytes, then let go of the
         parsed body (see the module docstring)."""

@@ -30,14 +30,13 @@ from collections.abc import Callable, Iterable
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Final
 
-import orjson
 from flask import Flask
 
 from . import audit, auth
 from .deadline import BodyDeadlines
 from .docs import DOCS_CSP
 from .exchange import Exchange, local
-from .problems import AUDIT_UNAVAILABLE, PROBLEM_MEDIA_TYPE, UNAUTHORIZED, Problem
+from .problems import AUDIT_UNAVAILABLE, UNAUTHORIZED, Problem
 from .routes import RESOLUTION_KEY, Route, Router, Shortcut
 
 if TYPE_CHECKING:
@@ -53,24 +52,11 @@ Sink = Callable[[bytes], "bool | None"]
 """Takes one audit line; ``False`` (or an exception) means it was not taken."""
 
 
-def _prepared(problem: Problem) -> tuple[str, list[tuple[str, str]], bytes]:
-    body = orjson.dumps(problem.document())
-    headers = [
-        ("Content-Type", PROBLEM_MEDIA_TYPE),
-        ("Content-Length", str(len(body))),
-        ("Cache-Control", "no-store"),
-        *problem.headers.items(),
-    ]
-    return f"{problem.status} Service Unavailable", headers, body
-
-
-_UNAUDITED: Final = _prepared(
-    Problem(
-        AUDIT_UNAVAILABLE,
-        "the audit log is not keeping up: no verdict is given without its record; retry shortly",
-        headers={"Retry-After": "1"},
-    )
-)
+_UNAUDITED: Final = Problem(
+    AUDIT_UNAVAILABLE,
+    "the audit log is not keeping up: no verdict is given without its record; retry shortly",
+    headers={"Retry-After": "1"},
+).prepared()
 
 
 class _Held:

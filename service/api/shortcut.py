@@ -107,7 +107,7 @@ class JsonShortcut:
             answer = None
         if answer is None:
             environ["wsgi.input"] = io.BytesIO(data)
-            _forget(exchange)
+            exchange.reset()
             return None
         return [*_HEADERS, ("Content-Length", str(len(answer)))], answer
 
@@ -125,12 +125,3 @@ class JsonShortcut:
         answer = orjson.dumps(out)
         exchange.answered(out, answer)
         return answer
-
-
-def _forget(exchange: Exchange) -> None:
-    """Put the exchange back as the envelope left it: Flask reads and answers from scratch."""
-    exchange.body = exchange.sorted_body = exchange.residue = exchange.raw = None
-    exchange.received = exchange.judged = False
-    exchange.hands = 0
-    exchange.reason = exchange.summary = None
-    exchange.body_digest = exchange.response_digest = None
