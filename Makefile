@@ -45,7 +45,7 @@ bench: $(VENV)/.test-installed
 	$(PY) scripts/bench.py
 
 openapi: $(VENV)/.test-installed
-	$(PY) -m service.api.openapi > openapi.yaml
+	$(PY) -m service.api > openapi.yaml
 
 # Re-pin every dependency (run after changing pyproject.toml, then commit constraints.txt).
 lock:

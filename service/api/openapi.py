@@ -7,7 +7,6 @@ writes that to ``openapi.yaml``, the committed contract. The app serves the very
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, Final
@@ -263,16 +262,3 @@ def render_yaml(spec: Mapping[str, Any]) -> str:
     ordered = {key: spec[key] for key in TOP_LEVEL_ORDER if key in spec}
     ordered.update({key: value for key, value in spec.items() if key not in ordered})
     return yaml.dump(ordered, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
-
-
-def main() -> None:
-    from .app import create_app
-    from .config import Config
-
-    config = Config(build_tables=False)  # the contract is the defaults, not this shell's env
-    app = create_app(config)
-    sys.stdout.write(app.extensions["quart_bezique"].spec_yaml.decode("utf-8"))
-
-
-if __name__ == "__main__":
-    main()
