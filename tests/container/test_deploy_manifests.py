@@ -1,11 +1,16 @@
 """The deployment artefacts, checked offline (part of ``make unit``; no container, no network):
 the Kubernetes manifests against the Kubernetes schemas in strict mode and against checkov, the
-Dockerfile against hadolint and checkov, and the promises of issue 4 that those tools cannot see
-(probes, resources, security context, the tunables, one version everywhere)."""
+Dockerfile against hadolint and checkov, and the promises those tools cannot see (probes,
+resources, security context, the tunables, one version everywhere, who the NetworkPolicies admit,
+what the optional Ingress exposes). Where ``kubectl`` (or ``kustomize``) is installed, the overlay
+that docs/deploy.md shows is also built, offline, and checked."""
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,7 +25,9 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 K8S = REPO / "k8s"
+INGRESS_COMPONENT = K8S / "components" / "ingress-nginx"
 DOCKERFILE = REPO / "Dockerfile"
+DEPLOY_DOC = REPO / "docs" / "deploy.md"
 # The oldest Kubernetes the manifests support (the preStop `sleep` action is on by default since
 # 1.30), and the newest whose schemas kubernetes-validate ships.
 KUBERNETES_VERSIONS = ("1.30", None)
@@ -33,6 +40,18 @@ TUNABLES = (
     "MAX_ACTIONS",
 )
 APP = {"app.kubernetes.io/name": "quart-bezique", "app.kubernetes.io/component": "api"}
+NAMESPACE_NAME = "kubernetes.io/metadata.name"  # set by the API server on every namespace
+# Who may reach the pods, by default: NetworkPolicy name -> the namespace it admits.
+CALLERS = {
+    "quart-bezique-from-ingress": "ingress-nginx",
+    "quart-bezique-from-platform": "platform",
+    "quart-bezique-from-monitoring": "monitoring",
+}
+# Namespaces that must never reach the pods (none of them is a caller above).
+STRANGERS = ("default", "kube-system", "kube-public", "quart-bezique", "team-x", "")
+# ingress-nginx's default upstream-keepalive-timeout (seconds): gunicorn must keep idle connections
+# longer, so that the proxy always closes them first.
+NGINX_UPSTREAM_KEEPALIVE_TIMEOUT = 60
 
 
 def tool(name: str) -> str:
@@ -56,15 +75,32 @@ def manifest_files() -> list[Path]:
     return [K8S / name for name in kustomization()["resources"]]
 
 
+def ingress_component() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((INGRESS_COMPONENT / "kustomization.yaml").read_text())
+    return data
+
+
+def component_files() -> list[Path]:
+    return [INGRESS_COMPONENT / name for name in ingress_component()["resources"]]
+
+
+def load(paths: list[Path]) -> list[dict[str, Any]]:
+    return [doc for path in paths for doc in yaml.safe_load_all(path.read_text()) if doc]
+
+
 def documents() -> Iterator[dict[str, Any]]:
-    for path in manifest_files():
-        yield from (doc for doc in yaml.safe_load_all(path.read_text()) if doc)
+    yield from load(manifest_files())
 
 
-def resource(kind: str) -> dict[str, Any]:
-    found = [doc for doc in documents() if doc["kind"] == kind]
+def resource(kind: str, docs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    found = [doc for doc in (list(documents()) if docs is None else docs) if doc["kind"] == kind]
     assert len(found) == 1, f"expected one {kind}, found {len(found)}"
     return found[0]
+
+
+def network_policies(docs: list[dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    found = list(documents()) if docs is None else docs
+    return {d["metadata"]["name"]: d for d in found if d["kind"] == "NetworkPolicy"}
 
 
 def container() -> dict[str, Any]:
@@ -97,15 +133,23 @@ def dockerfile_instructions() -> list[tuple[str, str]]:
 def test_kustomization_lists_every_manifest_and_only_those() -> None:
     on_disk = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
     assert set(kustomization()["resources"]) == on_disk
+    component = ingress_component()
+    assert component["kind"] == "Component"
+    on_disk = {p.name for p in INGRESS_COMPONENT.glob("*.yaml")} - {"kustomization.yaml"}
+    assert set(component["resources"]) == on_disk
+
+
+def kubernetes_validate(version: str | None, *paths: Path) -> None:
+    command = [tool("kubernetes-validate"), "--strict", "--quiet"]
+    if version:
+        command += ["--kubernetes-version", version]
+    done = run(*command, *map(str, paths))
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("version", KUBERNETES_VERSIONS, ids=lambda v: v or "latest")
 def test_manifests_match_the_kubernetes_schemas_strictly(version: str | None) -> None:
-    command = [tool("kubernetes-validate"), "--strict", "--quiet"]
-    if version:
-        command += ["--kubernetes-version", version]
-    done = run(*command, *map(str, manifest_files()))
-    assert done.returncode == 0, done.stdout + done.stderr
+    kubernetes_validate(version, *manifest_files(), *component_files())
 
 
 def checkov(*target: str) -> dict[str, Any]:
@@ -270,8 +314,8 @@ def test_configmap_carries_the_tunables() -> None:
 
 
 def test_api_keys_come_from_a_required_secret_file() -> None:
-    """Fail closed (issue 6): without the Secret the pod does not start, and the service refuses
-    to start with a configured but missing key file."""
+    """Fail closed: without the Secret the pod does not start, and the service refuses to start
+    with a configured but missing key file."""
     c = container()
     env = {e["name"]: e.get("value") for e in c["env"]}
     path = Path(env["API_KEYS_FILE"])
@@ -292,11 +336,311 @@ def test_autoscaler_is_cpu_based_from_two_replicas() -> None:
     assert [m["resource"]["name"] for m in spec["metrics"]] == ["cpu"]
 
 
-def test_disruption_budget_and_network_policy_select_the_pods() -> None:
+def test_disruption_budget_selects_the_pods() -> None:
     assert resource("PodDisruptionBudget")["spec"]["selector"]["matchLabels"] == APP
-    policy = resource("NetworkPolicy")["spec"]
-    assert policy["podSelector"]["matchLabels"] == APP
-    assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
-    (rule,) = policy["ingress"]
-    assert rule["ports"] == [{"port": "http", "protocol": "TCP"}]
-    assert policy["egress"] == []
+
+
+# ------------------------------------------------------------------------------ the NetworkPolicies
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """A Kubernetes label selector against a set of labels; ``{}`` selects everything."""
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, values = expression["key"], expression.get("values") or []
+        matched = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[expression["operator"]]
+        if not matched:
+            return False
+    return True
+
+
+def namespace(name: str) -> dict[str, str]:
+    """The labels of a namespace nobody labelled: the API server's own."""
+    return {NAMESPACE_NAME: name}
+
+
+def peer_admits(peer: dict[str, Any], home: str, source: dict[str, str]) -> bool:
+    """Whether a rule's peer admits some pod of a namespace with the labels ``source`` (a peer's
+    podSelector is assumed to match one of its pods; an address range to cover them)."""
+    if "ipBlock" in peer:
+        return True
+    if "namespaceSelector" in peer:
+        return selects(peer["namespaceSelector"], source)
+    return source.get(NAMESPACE_NAME) == home  # podSelector alone: the policy's own namespace
+
+
+def admitting(
+    policies: dict[str, dict[str, Any]], source: dict[str, str], port: int = 8000
+) -> set[str]:
+    """The policies that admit a TCP connection to the service's pods on ``port`` from the
+    namespace with the labels ``source``. Empty: the connection is refused."""
+    named_ports = {p["name"]: p["containerPort"] for p in container()["ports"]}
+    names = set()
+    for name, policy in policies.items():
+        spec = policy["spec"]
+        if "Ingress" not in spec.get("policyTypes", ["Ingress"]):
+            continue
+        if not selects(spec["podSelector"], APP):
+            continue
+        for rule in spec.get("ingress") or []:
+            ports = [
+                (named_ports.get(p.get("port"), p.get("port")), p.get("protocol", "TCP"))
+                for p in rule.get("ports") or []
+            ]
+            if ports and not any(number in (port, None) and tcp == "TCP" for number, tcp in ports):
+                continue
+            peers = rule.get("from") or []
+            home = policy["metadata"]["namespace"]
+            if not peers or any(peer_admits(peer, home, source) for peer in peers):
+                names.add(name)
+    return names
+
+
+def assert_callers_are_named(policies: dict[str, dict[str, Any]]) -> None:
+    """Every ingress rule names its callers' namespaces, and opens the service port only: no rule
+    without ``from`` (every source), no peer without a namespace selector or with an empty one
+    (``{}``: every namespace), no address range."""
+    for name, policy in policies.items():
+        for rule in policy["spec"].get("ingress") or []:
+            assert rule.get("ports") == [{"port": "http", "protocol": "TCP"}], name
+            assert rule.get("from"), f"{name}: a rule without `from` admits every source"
+            for peer in rule["from"]:
+                assert "namespaceSelector" in peer, f"{name}: {peer} names no namespace"
+                assert set(peer) <= {"namespaceSelector", "podSelector"}, f"{name}: {peer}"
+                selector = peer["namespaceSelector"]
+                assert selector.get("matchLabels") or selector.get("matchExpressions"), (
+                    f"{name}: an empty namespaceSelector admits every namespace"
+                )
+
+
+def test_pods_are_isolated_in_and_out() -> None:
+    policies = network_policies()
+    assert set(policies) == {"quart-bezique", *CALLERS}
+    for name, policy in policies.items():
+        assert policy["spec"]["podSelector"]["matchLabels"] == APP, name
+        assert not policy["spec"].get("egress"), f"{name} admits egress: the service needs none"
+    isolating = policies["quart-bezique"]["spec"]
+    assert set(isolating["policyTypes"]) == {"Ingress", "Egress"}
+    assert not isolating.get("ingress")
+    assert isolating["egress"] == []
+
+
+def test_every_rule_names_its_callers_namespaces() -> None:
+    assert_callers_are_named(network_policies())
+
+
+@pytest.mark.parametrize("policy", sorted(CALLERS))
+def test_each_caller_is_admitted_by_its_own_policy_only(policy: str) -> None:
+    assert admitting(network_policies(), namespace(CALLERS[policy])) == {policy}
+    assert admitting(network_policies(), namespace(CALLERS[policy]), port=22) == set()
+
+
+@pytest.mark.parametrize("stranger", STRANGERS)
+def test_no_other_namespace_is_admitted(stranger: str) -> None:
+    assert admitting(network_policies(), namespace(stranger)) == set()
+    assert admitting(network_policies(), {}) == set()  # a namespace without even its name label
+
+
+def test_the_policy_checks_catch_an_open_rule() -> None:
+    """The checks above fail on the rule this replaced (ports only, no ``from``) and on a
+    namespaceSelector ``{}``: both admit every namespace."""
+    opened: dict[str, Any]
+    for opened in ({}, {"from": [{"namespaceSelector": {}}]}):
+        policies = copy.deepcopy(network_policies())
+        rule = policies["quart-bezique-from-ingress"]["spec"]["ingress"][0]
+        rule.pop("from")
+        rule.update(opened)
+        assert admitting(policies, namespace("team-x")) == {"quart-bezique-from-ingress"}
+        with pytest.raises(AssertionError):
+            assert_callers_are_named(policies)
+
+
+def test_metrics_are_scraped_on_the_port_the_monitoring_namespace_may_reach() -> None:
+    """GET /metrics is on the API's port (a NetworkPolicy cannot tell paths apart): the scrape
+    annotations name that port, and the monitoring namespace is admitted to it."""
+    annotations = resource("Deployment")["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/path"] == "/metrics"
+    port = int(annotations["prometheus.io/port"])
+    assert [p["containerPort"] for p in container()["ports"]] == [port]
+    monitoring = CALLERS["quart-bezique-from-monitoring"]
+    assert admitting(network_policies(), namespace(monitoring), port) == {
+        "quart-bezique-from-monitoring"
+    }
+
+
+# --------------------------------------------------------------------------- the Ingress component
+
+
+PUBLIC_DOCUMENTS = ("/openapi.json", "/openapi.yaml", "/docs")
+NGINX = "nginx.ingress.kubernetes.io/"
+
+
+def ingress(docs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    return resource("Ingress", load(component_files()) if docs is None else docs)
+
+
+def routed(ingress: dict[str, Any], path: str) -> bool:
+    """Whether the Ingress passes ``path`` on (Kubernetes' Exact and Prefix path matching)."""
+    for rule in ingress["spec"]["rules"]:
+        for entry in rule["http"]["paths"]:
+            assert entry["pathType"] in ("Exact", "Prefix"), "ImplementationSpecific: unknowable"
+            if entry["pathType"] == "Exact" and path == entry["path"]:
+                return True
+            prefix = entry["path"].rstrip("/").split("/")
+            if entry["pathType"] == "Prefix" and path.split("/")[: len(prefix)] == prefix:
+                return True
+    return False
+
+
+def nginx_bytes(size: str) -> int:
+    units = {"k": 2**10, "m": 2**20, "g": 2**30}
+    unit = size[-1].lower()
+    return int(size[:-1]) * units[unit] if unit in units else int(size)
+
+
+def test_ingress_routes_the_api_and_its_documents_only() -> None:
+    """/metrics, /healthz and /readyz are never public: every path of the OpenAPI document is
+    routed exactly when it is an API call (/v1) or one of the API's documents."""
+    entrance = ingress()
+    assert entrance["spec"]["ingressClassName"] == "nginx"
+    spec = yaml.safe_load((REPO / "openapi.yaml").read_text())
+    paths = set(spec["paths"]) | {"/metrics", "/healthz", "/readyz", *PUBLIC_DOCUMENTS}
+    assert {"/metrics", "/healthz", "/readyz"} <= set(spec["paths"])
+    for path in paths:
+        public = path.startswith("/v1/") or path in PUBLIC_DOCUMENTS
+        assert routed(entrance, path) == public, path
+    for path in ("/metrics/", "/", "/v1x", "/healthz/x"):
+        assert not routed(entrance, path), path
+    assert routed(entrance, "/docs/static/docs.css")
+    service = resource("Service")
+    for rule in entrance["spec"]["rules"]:
+        for entry in rule["http"]["paths"]:
+            backend = entry["backend"]["service"]
+            assert backend["name"] == service["metadata"]["name"]
+            assert backend["port"]["name"] in {p["name"] for p in service["spec"]["ports"]}
+
+
+def test_ingress_limits_agree_with_the_service() -> None:
+    annotations = ingress()["metadata"]["annotations"]
+    data = resource("ConfigMap")["data"]
+    assert nginx_bytes(annotations[NGINX + "proxy-body-size"]) == int(data["MAX_BODY_BYTES"])
+    assert nginx_bytes(annotations[NGINX + "client-body-buffer-size"]) >= int(
+        data["MAX_BODY_BYTES"]
+    )
+    assert annotations[NGINX + "proxy-request-buffering"] == "on"
+    assert int(annotations[NGINX + "proxy-read-timeout"]) > int(data["GUNICORN_TIMEOUT"])
+    assert int(annotations[NGINX + "proxy-send-timeout"]) <= int(data["BODY_READ_TIMEOUT"])
+    assert not [key for key in annotations if "snippet" in key], "snippets run arbitrary nginx"
+
+
+def test_ingress_component_keeps_upstream_connections_alive_longer_than_the_proxy() -> None:
+    (patch,) = ingress_component()["patches"]
+    assert patch["target"] == {
+        "kind": "ConfigMap",
+        "name": resource("ConfigMap")["metadata"]["name"],
+    }
+    (operation,) = yaml.safe_load(patch["patch"])
+    assert operation["path"] == "/data/GUNICORN_KEEPALIVE"
+    assert int(operation["value"]) > NGINX_UPSTREAM_KEEPALIVE_TIMEOUT
+
+
+# ------------------------------------------------------------------------------ kustomize builds
+
+
+def kustomize(directory: Path) -> list[dict[str, Any]]:
+    """``kustomize build`` of a directory, offline, by kubectl's built-in kustomize or the
+    standalone tool; skips where neither is installed (neither comes with the Python extras)."""
+    if kubectl := shutil.which("kubectl"):
+        command = [kubectl, "kustomize", str(directory)]
+    elif standalone := shutil.which("kustomize"):
+        command = [standalone, "build", str(directory)]
+    else:
+        pytest.skip("neither kubectl nor kustomize is installed: kustomize builds not checked")
+    done = run(*command)
+    assert done.returncode == 0, done.stderr
+    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+
+
+def by_name(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(doc["kind"], doc["metadata"]["name"]): doc for doc in docs}
+
+
+def test_base_builds_to_its_files() -> None:
+    assert by_name(kustomize(K8S)) == by_name(list(documents()))
+
+
+OVERLAY_BLOCK = re.compile(r"```yaml\n# (overlays/production/[\w.-]+)\n(.*?)```", re.S)
+REMOTE = re.compile(r"https://github\.com/yourorg/quart-bezique//([\w./-]+)\?ref=\S+")
+
+
+def local_path(match: re.Match[str], here: Path) -> str:
+    """A reference to this repository on GitHub, as a path from ``here`` to the working tree."""
+    return os.path.relpath(REPO / match[1], here)
+
+
+def documented_overlay(root: Path) -> Path:
+    """The overlay docs/deploy.md shows, written under ``root``, its remote references to this
+    repository replaced by relative paths to the working tree (kustomize refuses absolute ones)."""
+    blocks = OVERLAY_BLOCK.findall(DEPLOY_DOC.read_text())
+    assert blocks, "docs/deploy.md shows no overlay"
+    for name, text in blocks:
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(REMOTE.sub(functools.partial(local_path, here=target.parent), text))
+    return root / "overlays" / "production"
+
+
+def namespaces_named(selector: dict[str, Any]) -> set[str]:
+    names = {selector.get("matchLabels", {}).get(NAMESPACE_NAME)} - {None}
+    for expression in selector.get("matchExpressions") or []:
+        if expression["key"] == NAMESPACE_NAME and expression["operator"] == "In":
+            names |= set(expression["values"])
+    return names
+
+
+def test_documented_overlay_admits_the_namespaces_it_names(tmp_path: Path) -> None:
+    overlay = documented_overlay(tmp_path)
+    built = kustomize(overlay)
+    output = tmp_path / "built.yaml"
+    output.write_text(yaml.safe_dump_all(built))
+    for version in KUBERNETES_VERSIONS:
+        kubernetes_validate(version, output)
+
+    # What the overlay asks for: the base's callers, some of them replaced.
+    wanted = {name: {"matchLabels": {NAMESPACE_NAME: ns}} for name, ns in CALLERS.items()}
+    for patch in yaml.safe_load((overlay / "kustomization.yaml").read_text())["patches"]:
+        if patch["target"]["kind"] == "NetworkPolicy":
+            for operation in yaml.safe_load(patch["patch"]):
+                assert operation["path"] == "/spec/ingress/0/from/0/namespaceSelector"
+                wanted[patch["target"]["name"]] = operation["value"]
+    replaced = {
+        name for name, selector in wanted.items() if namespaces_named(selector) != {CALLERS[name]}
+    }
+    assert replaced, "the documented overlay shows how to change a caller's namespace"
+
+    # What the build applied.
+    policies = network_policies(built)
+    assert set(policies) == {"quart-bezique", *CALLERS}
+    assert_callers_are_named(policies)
+    for name, selector in wanted.items():
+        (rule,) = policies[name]["spec"]["ingress"]
+        assert rule["from"] == [{"namespaceSelector": selector}], name
+        for ns in namespaces_named(selector):
+            assert admitting(policies, namespace(ns)) == {name}, ns
+    for name in replaced:
+        assert admitting(policies, namespace(CALLERS[name])) == set(), "the default is gone"
+    for stranger in STRANGERS:
+        assert admitting(policies, namespace(stranger)) == set(), stranger
+
+    # The optional Ingress came along, with the keep-alive that goes with it.
+    entrance = ingress(built)
+    assert not routed(entrance, "/metrics") and routed(entrance, "/v1/hands/score")
+    assert int(resource("ConfigMap", built)["data"]["GUNICORN_KEEPALIVE"]) > (
+        NGINX_UPSTREAM_KEEPALIVE_TIMEOUT
+    )
