@@ -103,6 +103,8 @@ class AuditSink:
         """Bytes taken and not yet written (including the ones being written)."""
         self._congested = False
         self._gone = False
+        self._idle = False
+        """The writer waits for lines (only then is it worth waking)."""
         self._pid = 0
         self.accepted = 0
         """Lines taken."""
@@ -117,17 +119,11 @@ class AuditSink:
         if not self._pid:  # first line in this process (a forked child starts from 0)
             self._start()
         size = len(line)
-        deadline = time.monotonic() + self.wait
-        if not self._lock.acquire(timeout=self.wait):
+        if not (self._lock.acquire(False) or self._lock.acquire(timeout=self.wait)):
             self.refused += 1  # a rare pile-up on the lock; the count may then be off by a few
             return False
         try:
-            while not self._gone and size + self._queued > self.capacity:
-                left = deadline - time.monotonic()
-                if left <= 0 or size > self.capacity:
-                    break
-                self._room.wait(left)
-            if self._gone or size + self._queued > self.capacity:
+            if (self._gone or size + self._queued > self.capacity) and not self._room_for(size):
                 self.refused += 1
                 if self._queued > self.low:  # else nothing would ever clear it: ready as it is
                     self._congested = True
@@ -137,10 +133,23 @@ class AuditSink:
             self.accepted += 1
             if self._queued > self.high:
                 self._congested = True
-            self._work.notify()
+            if self._idle:
+                self._work.notify()
             return True
         finally:
             self._lock.release()
+
+    def _room_for(self, size: int) -> bool:
+        """Wait (holding the lock, which waiting releases) up to ``wait`` seconds for room."""
+        if size > self.capacity:
+            return False
+        deadline = time.monotonic() + self.wait
+        while not self._gone and size + self._queued > self.capacity:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            self._room.wait(left)
+        return not self._gone
 
     def ready(self) -> bool:
         """False from a refusal (or above the high-water mark) until drained to the low-water
@@ -181,7 +190,9 @@ class AuditSink:
         while True:
             with self._lock:
                 while not self._lines:
+                    self._idle = True
                     self._work.wait()
+                    self._idle = False
                 chunk = [self._lines.popleft()]
                 size = len(chunk[0])
                 while self._lines and size + len(self._lines[0]) <= CHUNK:
@@ -204,7 +215,9 @@ class AuditSink:
             try:
                 view = view[os.write(self.fd, view) :]
             except BlockingIOError:  # stdout inherited in non-blocking mode: wait until writable
-                select.select([], [self.fd], [], RETRY_SECONDS)
+                writable = select.poll()
+                writable.register(self.fd, select.POLLOUT)
+                writable.poll(RETRY_SECONDS * 1000)
             except OSError as error:
                 self.write_errors += 1
                 if error.errno in _GONE:

@@ -327,3 +327,12 @@ def test_readyz_without_checks_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> 
     app = Flask("readyz-plain")
     app.register_blueprint(meta.blueprint(Config(build_tables=False)))
     assert ok(app.test_client().get("/readyz")) == {"status": "ready"}
+
+
+def test_a_non_blocking_descriptor_is_waited_on_not_lost(pipe: Pipe) -> None:
+    os.set_blocking(pipe.w, False)  # as a stdout inherited in that mode would be
+    sink = pipe.sink(capacity=16_384, wait=0.0)
+    taken = fill(sink)  # EAGAIN from the full pipe: the writer waits for it, keeping the line
+    assert sink.write_errors == 0 and sink.lost == 0 and not sink.ready()
+    pipe.start_reading()
+    assert pipe.read_all() == b"".join(taken)
