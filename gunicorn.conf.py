@@ -5,7 +5,7 @@
 | HOST                      | 127.0.0.1      | address to listen on (0.0.0.0 in containers)  |
 | PORT                      | 8000           | port to listen on                             |
 | WEB_CONCURRENCY           | number of CPUs | worker processes (the work is CPU-bound)      |
-| GUNICORN_WORKER_CLASS     | gthread        | sync or gthread (gthread keeps alive)         |
+| GUNICORN_WORKER_CLASS     | head-first     | the worker class (below); gthread, sync: stock |
 | GUNICORN_THREADS          | 2              | threads per gthread worker                    |
 | GUNICORN_TIMEOUT          | 30             | seconds before a silent worker is replaced    |
 | GUNICORN_GRACEFUL_TIMEOUT | 20             | seconds in-flight requests get after SIGTERM  |
@@ -19,6 +19,14 @@
 | LIMIT_REQUEST_FIELDS      | 100            | most header fields                            |
 | LIMIT_REQUEST_FIELD_SIZE  | 8190           | longest header field (bigger: 431)            |
 | PROMETHEUS_MULTIPROC_DIR  | (fresh, /tmp)  | where workers keep their metrics (see below)  |
+| HEAD_READ_TIMEOUT, HEAD_MAX_BYTES, SEND_TIMEOUT, CLOSE_DRAIN_BYTES, CLOSE_DRAIN_TIMEOUT: the   |
+| connection limits of the head-first worker (``service/server/limits.py``)                      |
+
+The worker class is ``service.server.worker.HeadFirstWorker``: gunicorn's gthread, except that a
+connection only gets a thread once its request head is complete, answers are sent with a time
+limit and an answer that leaves request bytes unread closes the connection honestly (see its
+docstring). ``GUNICORN_WORKER_CLASS=gthread`` restores the stock worker, which a few idle or slow
+connections can stall (``docs/operations.md``, "Slow clients").
 
 The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS, API_KEYS, ...) are
 read by ``service/api/config.py``. SIGTERM stops gracefully: workers finish their in-flight requests
@@ -49,6 +57,8 @@ from typing import Any
 
 import gunicorn.http.wsgi  # type: ignore[import-untyped]
 
+from service.server.limits import ConnectionLimits, LimitError
+
 
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
@@ -72,7 +82,9 @@ _port = _int("PORT", 8000)
 bind = [f"[{_host}]:{_port}" if ":" in _host else f"{_host}:{_port}"]
 
 workers = _int("WEB_CONCURRENCY", os.cpu_count() or 1)
-worker_class = os.environ.get("GUNICORN_WORKER_CLASS", "").strip() or "gthread"
+HEAD_FIRST = "service.server.worker.HeadFirstWorker"
+_worker = os.environ.get("GUNICORN_WORKER_CLASS", "").strip()
+worker_class = HEAD_FIRST if _worker in ("", "head-first") else _worker
 threads = _int("GUNICORN_THREADS", 2)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
@@ -80,6 +92,11 @@ keepalive = _int("GUNICORN_KEEPALIVE", 5)
 max_requests = _int("GUNICORN_MAX_REQUESTS", 0)
 max_requests_jitter = max_requests // 10
 preload_app = _flag("GUNICORN_PRELOAD", True)
+
+try:  # read again by each worker; read here so that a bad value stops the start
+    connection_limits = ConnectionLimits.from_environ()
+except LimitError as error:
+    raise SystemExit(str(error)) from None
 
 limit_request_line = _int("LIMIT_REQUEST_LINE", 4094)
 limit_request_fields = _int("LIMIT_REQUEST_FIELDS", 100)

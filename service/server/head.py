@@ -1,0 +1,45 @@
+"""Where a request head ends, and which refusal an overlong one gets.
+
+The worker collects a request head in its poller before any thread sees the connection; it must
+know when the head is complete (then a thread can parse it without ever waiting on the socket)
+and when it can no longer become acceptable (then it is refused without a thread at all).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gunicorn.http.errors import (  # type: ignore[import-untyped]
+    LimitRequestHeaders,
+    LimitRequestLine,
+)
+
+HEAD_END = b"\r\n\r\n"
+
+
+def head_complete(head: bytes | bytearray, new_bytes: int) -> bool:
+    """Whether ``head`` holds a whole request head; only the last ``new_bytes`` (and the three
+    before them) are searched, so a head trickled byte by byte costs linear time, not quadratic.
+    A request without fields (``GET / HTTP/1.0`` then an empty line) ends the same way."""
+    start = max(0, len(head) - new_bytes - len(HEAD_END) + 1)
+    return head.find(HEAD_END, start) >= 0
+
+
+def line_limit(cfg: Any) -> int:
+    """gunicorn's effective request-line limit (0 means its own maximum, as its parser does)."""
+    limit = int(cfg.limit_request_line)
+    return 8190 if limit <= 0 or limit > 8190 else limit
+
+
+def overflow(head: bytes | bytearray, max_bytes: int, cfg: Any) -> Exception | None:
+    """The refusal for a head that cannot end acceptably any more, or None while it still can:
+    a request line longer than gunicorn allows is a 414 (as gunicorn's parser says), a head
+    longer than ``max_bytes`` a 431. Field-level limits are left to gunicorn's parser, which
+    sees the complete head."""
+    limit = line_limit(cfg)
+    line_end = head.find(b"\r\n", 0, limit + 3)
+    if line_end < 0 and len(head) > limit + 2:
+        return LimitRequestLine(len(head), limit)  # type: ignore[no-any-return]
+    if len(head) > max_bytes:
+        return LimitRequestHeaders(f"request head over {max_bytes} bytes")  # type: ignore[no-any-return]
+    return None

@@ -1,0 +1,32 @@
+"""The 408 sent, from the poller, to a client whose request head did not arrive in time.
+
+The app never sees such a request, so the problem document is prepared here, as bytes; it is the
+app's own ``REQUEST_TIMEOUT`` problem type (``service/api/problems.py``, which this package does
+not import: it is loaded in the master before the app, and must not pull Flask in with it).
+``tests/security/test_slow_clients.py`` checks that the two agree.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import orjson
+
+PROBLEM: Final = {
+    "type": "urn:quart-bezique:problem:request-timeout",
+    "title": "Request Timeout",
+    "status": 408,
+    "detail": "the request head did not arrive in time",
+    "code": "REQUEST_TIMEOUT",
+}
+
+_BODY: Final = orjson.dumps(PROBLEM)
+REQUEST_TIMEOUT_ANSWER: Final = (
+    b"HTTP/1.1 408 Request Timeout\r\n"
+    b"Content-Type: application/problem+json\r\n"
+    b"Content-Length: " + str(len(_BODY)).encode() + b"\r\n"
+    b"Cache-Control: no-store\r\n"
+    b"X-Content-Type-Options: nosniff\r\n"
+    b"Connection: close\r\n"
+    b"\r\n" + _BODY
+)

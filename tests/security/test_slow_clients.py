@@ -1,0 +1,246 @@
+"""Slow and idle connections must not stall the server (the worker in ``service/server``).
+
+A crowd of hostile connections is opened against the real gunicorn server, started as ``make run``
+starts it (2 workers x 2 threads), and the service must keep answering ``/healthz`` and a score
+request. The bound asserted is a hang-guard (``HANG_GUARD`` seconds, far above what is measured:
+see "Slow clients" in ``docs/operations.md``); the outcome asserted is that each answer arrives,
+is correct and was not served by a connection that had to wait for the crowd.
+
+Run as a script (``.venv/bin/python tests/security/test_slow_clients.py``) it prints the
+latencies with each crowd, for the stock gthread worker too (``GUNICORN_WORKER_CLASS=gthread``).
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager, suppress
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
+
+from api_support import LiveServer, start_server
+
+CROWD = 100
+"""Hostile connections per scenario."""
+HANG_GUARD = 5.0
+"""Seconds after which a request counts as stalled (measured: well under 0.1 s)."""
+HAND = orjson.dumps({"cards": ["KS", "QS", "JS", "JC"]})
+TRICKLED_HEAD = b"POST /v1/hands/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+"""Never completed: a trickler sends it one byte at a time, then starts over."""
+
+
+def healthz(server: LiveServer, timeout: float = HANG_GUARD) -> float:
+    """Seconds taken by ``GET /healthz`` on a new connection (raises if it fails or stalls)."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=timeout)
+    try:
+        conn.request("GET", "/healthz")
+        response = conn.getresponse()
+        assert response.status == 200
+        assert orjson.loads(response.read())["status"] == "ok"
+    finally:
+        conn.close()
+    return time.monotonic() - started
+
+
+def score(server: LiveServer, timeout: float = HANG_GUARD) -> float:
+    """Seconds taken by a score request on a new connection (raises if it fails or stalls)."""
+    started = time.monotonic()
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=timeout)
+    try:
+        headers = {"Content-Type": "application/json"}
+        conn.request("POST", "/v1/hands/score", body=HAND, headers=headers)
+        response = conn.getresponse()
+        assert response.status == 200
+        assert orjson.loads(response.read())["score"] == 10
+    finally:
+        conn.close()
+    return time.monotonic() - started
+
+
+def connect(server: LiveServer, count: int) -> list[socket.socket]:
+    socks = []
+    for _ in range(count):
+        sock = socket.create_connection((server.host, server.port), timeout=HANG_GUARD)
+        socks.append(sock)
+    return socks
+
+
+@contextmanager
+def idle_crowd(server: LiveServer, count: int = CROWD) -> Iterator[list[socket.socket]]:
+    """``count`` connections that connect and send nothing."""
+    socks = connect(server, count)
+    try:
+        yield socks
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+class Trickler:
+    """Connections that each send one byte of a request head every ``interval`` seconds, from
+    one thread; records when the server cut each of them (a send or a probe read failing)."""
+
+    def __init__(self, socks: list[socket.socket], interval: float) -> None:
+        self.socks = socks
+        self.interval = interval
+        self.started = time.monotonic()
+        self.cut_after: dict[int, float] = {}
+        self.answers: dict[int, bytes] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        position = 0
+        while not self._stop.is_set():
+            byte = TRICKLED_HEAD[position % len(TRICKLED_HEAD) : position % len(TRICKLED_HEAD) + 1]
+            for index, sock in enumerate(self.socks):
+                if index not in self.cut_after:
+                    self._send(index, sock, byte)
+            position += 1
+            self._stop.wait(self.interval)
+
+    def _send(self, index: int, sock: socket.socket, byte: bytes) -> None:
+        try:
+            sock.setblocking(False)
+            try:
+                answer = sock.recv(4096)
+            except BlockingIOError:
+                answer = None
+            finally:
+                sock.setblocking(True)
+            if answer is not None:  # an answer, or the end of the connection: cut
+                self.answers[index] = answer
+                raise ConnectionResetError
+            sock.sendall(byte)
+        except OSError:
+            self.cut_after[index] = time.monotonic() - self.started
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        for sock in self.socks:
+            sock.close()
+
+
+@contextmanager
+def trickling_crowd(
+    server: LiveServer, count: int = CROWD, interval: float = 0.5
+) -> Iterator[Trickler]:
+    """``count`` connections trickling a request head, one byte per ``interval`` seconds."""
+    trickler = Trickler(connect(server, count), interval)
+    try:
+        yield trickler
+    finally:
+        trickler.stop()
+
+
+@contextmanager
+def unread_pipeliners(server: LiveServer, count: int) -> Iterator[list[socket.socket]]:
+    """``count`` connections that pipeline requests for a large answer and never read one:
+    each sends until the kernel buffers on both sides are full."""
+    request = b"GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n"
+    socks = connect(server, count)
+    for sock in socks:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    deadline = time.monotonic() + 2.0
+    with ExitStack() as stack:
+        for sock in socks:
+            stack.callback(sock.close)
+        while time.monotonic() < deadline:
+            for sock in socks:
+                sock.setblocking(False)
+                with suppress(OSError):
+                    sock.send(request * 16)
+            time.sleep(0.05)
+        yield socks
+
+
+def worst(probe: Callable[[LiveServer], float], server: LiveServer, rounds: int = 5) -> float:
+    return max(probe(server) for _ in range(rounds))
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+
+def test_idle_connections_do_not_stall(keyed_server: LiveServer) -> None:
+    with idle_crowd(keyed_server):
+        time.sleep(0.5)  # every idle connection accepted by now
+        assert worst(healthz, keyed_server) < HANG_GUARD
+        assert _keyed_score(keyed_server) == 10
+
+
+def test_header_tricklers_do_not_stall(keyed_server: LiveServer) -> None:
+    with trickling_crowd(keyed_server) as trickler:
+        time.sleep(1.5)  # every trickler has sent some of its head
+        assert worst(healthz, keyed_server) < HANG_GUARD
+        assert _keyed_score(keyed_server) == 10
+        assert not trickler.cut_after  # still within the head deadline: none cut yet
+
+
+def test_unread_pipeliners_do_not_stall(keyed_server: LiveServer) -> None:
+    with unread_pipeliners(keyed_server, 8):
+        assert worst(healthz, keyed_server) < HANG_GUARD
+        assert _keyed_score(keyed_server) == 10
+
+
+def _keyed_score(server: LiveServer) -> int:
+    from conftest import AUTH
+
+    conn = http.client.HTTPConnection(server.host, server.port, timeout=HANG_GUARD)
+    try:
+        headers = {"Content-Type": "application/json", **AUTH}
+        conn.request("POST", "/v1/hands/score", body=HAND, headers=headers)
+        response = conn.getresponse()
+        assert response.status == 200
+        value: int = orjson.loads(response.read())["score"]
+        return value
+    finally:
+        conn.close()
+
+
+# --- measuring ---------------------------------------------------------------------------------
+
+
+def measure(log_dir: Path, **env: str) -> None:
+    """Print the worst of 5 latencies of /healthz and a score request with each crowd."""
+    server = start_server(log_dir, **env)
+    guard = 120.0
+    try:
+
+        def report(label: str) -> None:
+            for name, probe in (("healthz", healthz), ("score", score)):
+                try:
+                    seconds = max(probe(server, guard) for _ in range(5))
+                    print(f"{label:32} {name:8} worst of 5: {seconds * 1000:9.1f} ms", flush=True)
+                except OSError as exc:
+                    print(f"{label:32} {name:8} failed: {exc!r}", flush=True)
+
+        report("no crowd")
+        with idle_crowd(server):
+            time.sleep(0.5)
+            report(f"{CROWD} idle connections")
+        with trickling_crowd(server):
+            time.sleep(1.5)
+            report(f"{CROWD} header tricklers (0.5 s/B)")
+        with unread_pipeliners(server, 8):
+            report("8 unread pipeliners")
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        print("worker class:", os.environ.get("GUNICORN_WORKER_CLASS") or "(gunicorn.conf.py)")
+        measure(Path(directory))
