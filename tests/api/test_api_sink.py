@@ -8,6 +8,8 @@ from __future__ import annotations
 import fcntl
 import os
 import resource
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -294,6 +296,20 @@ def test_a_forked_child_starts_empty_and_ready(pipe: Pipe) -> None:
     fork_and_check(child)
     pipe.start_reading()
     assert pipe.read_all() == b"".join(taken)  # the child wrote nothing of the parent's
+
+
+def test_lines_taken_are_written_before_the_interpreter_exits() -> None:
+    # A worker that stops gracefully leaves through sys.exit: what it still holds is flushed.
+    script = (
+        "from service.api.sink import AuditSink\n"
+        "sink = AuditSink()\n"
+        "assert all(sink(b'%06d\\n' % i) for i in range(20000))\n"
+        "raise SystemExit(0)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, timeout=HANG_GUARD, check=True
+    )
+    assert done.stdout == b"".join(b"%06d\n" % i for i in range(20000))
 
 
 def test_flush_with_nothing_taken_is_immediate() -> None:
