@@ -28,6 +28,8 @@ import orjson
 import pytest
 from api_support import PROBLEM, ROOT, free_port
 
+from service.api.problems import AUDIT_UNAVAILABLE
+
 HANG_GUARD = 60.0
 """Seconds before a phase is called hung (never reached by a working service)."""
 REQUEST_TIMEOUT = 30.0
@@ -149,7 +151,7 @@ class Verdicts:
                 assert status == 503, body
                 assert headers["Content-Type"] == PROBLEM
                 assert headers["Retry-After"]
-                assert orjson.loads(body)["status"] == 503
+                assert orjson.loads(body)["code"] == AUDIT_UNAVAILABLE.code
                 self.refused += 1
                 self.streak += 1
         return status
