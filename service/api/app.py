@@ -22,7 +22,20 @@ from service.game.odds import ensure_odds_tables
 from service.game.ruleset import RULESET
 from service.game.scoring import ensure_tables
 
-from . import betting, docs, errors, hands, meta, metrics, observe, odds, openapi, rounds, showdown
+from . import (
+    betting,
+    docs,
+    errors,
+    hands,
+    index,
+    meta,
+    metrics,
+    observe,
+    odds,
+    openapi,
+    rounds,
+    showdown,
+)
 from .auth import ApiKeys
 from .config import Config
 from .routes import ResolvedFlask
@@ -68,6 +81,7 @@ def create_app(
     app.register_blueprint(meta.blueprint(config))
     app.register_blueprint(docs.blueprint(spec_bytes))
     version = openapi.service_version()
+    app.register_blueprint(index.blueprint(version))
     app_metrics = metrics.Metrics(version, RULESET)
     app.register_blueprint(metrics.blueprint(app_metrics))
     errors.register(app, config)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
+from typing import Final
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
+from werkzeug.routing import Rule
 
 from .config import Config
 from .problems import (
@@ -24,7 +27,9 @@ log = logging.getLogger("service.api")
 def _http_problem(error: HTTPException, config: Config) -> Problem:
     status = error.code or 500
     if status == 404:
-        return Problem(NOT_FOUND, f"no resource at {request.path}")
+        suggestion = _known_spelling(request.path, current_app.url_map.iter_rules())
+        hint = f"; did you mean {suggestion}?" if suggestion else ""
+        return Problem(NOT_FOUND, f"no resource at {_clip(request.path)}{hint}")
     if isinstance(error, MethodNotAllowed):
         allowed = sorted(set(error.valid_methods or ()))
         return Problem(
@@ -41,6 +46,25 @@ def _http_problem(error: HTTPException, config: Config) -> Problem:
     if status >= 500:
         return Problem(INTERNAL_ERROR, "the server could not answer", status=status)
     return Problem(HTTP_ERROR, error.description or error.name, status=status, title=error.name)
+
+
+_SHOWN_PATH: Final = 200
+
+
+def _clip(path: str) -> str:
+    return path if len(path) <= _SHOWN_PATH else path[: _SHOWN_PATH - 1] + "…"
+
+
+def _known_spelling(path: str, rules: Iterable[Rule]) -> str | None:
+    """The route a near-miss meant: the same path with its slashes tidied (no trailing slash,
+    no repeats) or its case folded, when that is a route. Routes need their exact spelling
+    (``routes.py``), so a 404 that names the right one saves the caller a trip to the docs."""
+    tidy = "/" + "/".join(part for part in path.split("/") if part)
+    candidates = (tidy, tidy.lower())
+    for rule in rules:
+        if not rule.arguments and rule.rule in candidates and rule.rule != path:
+            return rule.rule
+    return None
 
 
 def register(app: Flask, config: Config) -> None:

@@ -45,10 +45,10 @@ def read_json() -> Any:
     content_type = request.environ.get("CONTENT_TYPE", "")
     media = content_type.partition(";")[0].strip().lower()
     if media != JSON_MEDIA_TYPE:
-        shown = media or "none"
+        got = f"it was sent as {media}" if media else "no Content-Type header was sent"
         raise Problem(
             UNSUPPORTED_MEDIA_TYPE,
-            f"the body must be sent as {JSON_MEDIA_TYPE}, not {shown}",
+            f"the body must be sent as {JSON_MEDIA_TYPE}; {got}",
             headers={"Accept-Post": JSON_MEDIA_TYPE},
         )
     exchange = current()

@@ -23,10 +23,10 @@ POSTS = [
     "/v1/betting/validate",
     "/v1/rounds/settle",
 ]
-GETS = ["/v1/rules", "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/docs"]
+GETS = ["/", "/v1/rules", "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/docs"]
 
 
-@pytest.mark.parametrize("path", ["/", "/v1", "/v1/hands", "/v1/hands/score/", "/v2/x", "/docs/"])
+@pytest.mark.parametrize("path", ["/v1", "/v1/hands", "/v1/hands/score/", "/v2/x", "/docs/"])
 def test_unknown_path_is_404(client: FlaskClient, path: str) -> None:
     problem(client.get(path), 404, "NOT_FOUND")
     problem(client.post(path, data=HAND, content_type="application/json"), 404, "NOT_FOUND")

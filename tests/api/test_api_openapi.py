@@ -34,6 +34,7 @@ EXPECTED_OPERATIONS = {
     ("get", "/openapi.yaml"),
     ("get", "/openapi.json"),
     ("get", "/docs"),
+    ("get", "/"),
 }
 
 

@@ -1,0 +1,71 @@
+"""``GET /``: what this service is and where its contract lives, for whoever finds its address.
+
+An integrator (or a probe, or a curious operator) pointing a client at the bare host gets a small
+JSON index instead of a 404: the service, its version and ruleset, and links to the docs page,
+the contract and the rules. It is prepared once, served as bytes, and open (no key): it says
+nothing the public contract does not.
+"""
+
+from __future__ import annotations
+
+import orjson
+from flask import Blueprint, Response
+from marshmallow import fields
+
+from service.game.ruleset import RULESET
+
+from .http import static_json_response
+from .routing import Operation, documented
+from .schemas import BaseSchema
+
+SERVICE_NAME = "quart-bezique"
+LINKS = {
+    "docs": "/docs",
+    "openapi_json": "/openapi.json",
+    "openapi_yaml": "/openapi.yaml",
+    "rules": "/v1/rules",
+    "health": "/healthz",
+    "ready": "/readyz",
+}
+
+
+class IndexLinksSchema(BaseSchema):
+    docs = fields.String(required=True, metadata={"description": "The interactive docs page."})
+    openapi_json = fields.String(required=True, metadata={"description": "The contract, JSON."})
+    openapi_yaml = fields.String(required=True, metadata={"description": "The contract, YAML."})
+    rules = fields.String(
+        required=True, metadata={"description": "The ruleset as data (needs a key if keys are on)."}
+    )
+    health = fields.String(required=True)
+    ready = fields.String(required=True)
+
+
+class IndexSchema(BaseSchema):
+    service = fields.String(required=True)
+    version = fields.String(required=True, metadata={"description": "The service's version."})
+    ruleset = fields.String(required=True, metadata={"description": "The ruleset adjudicated."})
+    links = fields.Nested(IndexLinksSchema, required=True)
+
+
+INDEX = Operation(
+    operation_id="index",
+    summary="What this service is",
+    tag="operations",
+    description="The service's name, version and ruleset, and links to its docs, contract and "
+    "rules. Open (no API key).",
+    response=IndexSchema,
+)
+
+
+def blueprint(version: str) -> Blueprint:
+    bp = Blueprint("index", __name__)
+    body = orjson.dumps(
+        {"service": SERVICE_NAME, "version": version, "ruleset": RULESET, "links": LINKS}
+    )
+
+    @bp.get("/")
+    @documented(INDEX)
+    def index() -> Response:
+        return static_json_response(body)
+
+    return bp
