@@ -236,6 +236,8 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
                 util.write_nonblock(wait.conn.sock, REQUEST_TIMEOUT_ANSWER)
             self._linger(wait.conn)
         else:  # idle, not reading its answers, or done lingering
+            if wait.phase == ROOM:
+                self.log.info("answers not read within %.0f s: closed", self.limits.send_timeout)
             self._close(wait.conn)
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:

@@ -24,3 +24,21 @@ def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     server = start_server(tmp_path_factory.mktemp("keyed"), API_KEYS=API_KEY)
     yield server
     server.stop()
+
+
+SHORT_LIMITS = {
+    "HEAD_READ_TIMEOUT": "1",
+    "SEND_TIMEOUT": "1",
+    "GUNICORN_KEEPALIVE": "2",
+    "HEAD_MAX_BYTES": "4096",
+    "WEB_CONCURRENCY": "1",
+}
+"""Connection limits short enough to watch them cut (``service/server/limits.py``)."""
+
+
+@pytest.fixture(scope="session")
+def short_limits_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """gunicorn, one worker, with the connection limits of ``SHORT_LIMITS``."""
+    server = start_server(tmp_path_factory.mktemp("short-limits"), **SHORT_LIMITS)
+    yield server
+    server.stop()

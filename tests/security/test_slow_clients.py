@@ -192,6 +192,98 @@ def test_unread_pipeliners_do_not_stall(keyed_server: LiveServer) -> None:
         assert _keyed_score(keyed_server) == 10
 
 
+def test_a_trickler_is_cut_after_the_head_deadline(short_limits_server: LiveServer) -> None:
+    with trickling_crowd(short_limits_server, count=3, interval=0.2) as trickler:
+        deadline = time.monotonic() + HANG_GUARD
+        while len(trickler.cut_after) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+    assert sorted(trickler.cut_after) == [0, 1, 2]
+    assert trickler.answers  # told why (a trickler may also see the close as a failed send)
+    assert min(trickler.cut_after.values()) > 0.5  # HEAD_READ_TIMEOUT is 1 s: never early
+    for answer in trickler.answers.values():
+        assert answer.startswith(b"HTTP/1.1 408 ")
+        assert b"Connection: close\r\n" in answer
+        assert orjson.loads(answer.split(b"\r\n\r\n", 1)[1])["code"] == "REQUEST_TIMEOUT"
+
+
+def test_an_idle_connection_is_closed_without_an_answer(short_limits_server: LiveServer) -> None:
+    with idle_crowd(short_limits_server, count=1) as (sock,):
+        started = time.monotonic()
+        assert sock.recv(4096) == b""  # closed, nothing said (the socket's timeout is 5 s)
+        assert time.monotonic() - started > 0.5
+
+
+def test_a_kept_alive_connection_gets_a_new_head_deadline(
+    short_limits_server: LiveServer,
+) -> None:
+    """The head clock of a kept-alive connection's next request starts at its first byte: an
+    idle second within GUNICORN_KEEPALIVE (2 s) is not counted against HEAD_READ_TIMEOUT (1 s)."""
+    with idle_crowd(short_limits_server, count=1) as (sock,):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = _read_answer(sock)
+        assert first.startswith(b"HTTP/1.1 200 ")
+        time.sleep(1.2)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _read_answer(sock).startswith(b"HTTP/1.1 200 ")
+
+
+def test_a_head_over_the_limit_is_refused_from_the_poller(
+    short_limits_server: LiveServer,
+) -> None:
+    with idle_crowd(short_limits_server, count=1) as (sock,):
+        sock.sendall(b"GET /healthz HTTP/1.1\r\n" + b"X-Filler: " + b"y" * 5000 + b"\r\n")
+        answer = _read_answer(sock)  # the head never ends: refused all the same, at once
+        assert answer.startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_client_that_never_reads_is_dropped(short_limits_server: LiveServer) -> None:
+    """SEND_TIMEOUT is 1 s: answers nobody reads stop being written, the connection is closed."""
+    with unread_pipeliners(short_limits_server, 1) as (sock,):
+        time.sleep(2.5)  # over SEND_TIMEOUT with the buffers full
+        sock.setblocking(True)
+        sock.settimeout(HANG_GUARD)
+        received = 0
+        with suppress(ConnectionResetError):
+            while chunk := sock.recv(1 << 20):
+                received += len(chunk)
+    # Ended by the server (EOF or reset) although far more was asked than was answered.
+    assert received > 0
+    assert healthz(short_limits_server) < HANG_GUARD
+
+
+def test_the_408_is_the_apps_problem_type() -> None:
+    from service.api.problems import PROBLEM_MEDIA_TYPE, REQUEST_TIMEOUT
+    from service.server.timeout_answer import PROBLEM, REQUEST_TIMEOUT_ANSWER
+
+    assert PROBLEM["type"] == REQUEST_TIMEOUT.uri
+    assert (PROBLEM["title"], PROBLEM["status"], PROBLEM["code"]) == (
+        REQUEST_TIMEOUT.title,
+        REQUEST_TIMEOUT.status,
+        REQUEST_TIMEOUT.code,
+    )
+    assert f"Content-Type: {PROBLEM_MEDIA_TYPE}\r\n".encode() in REQUEST_TIMEOUT_ANSWER
+
+
+def _read_answer(sock: socket.socket) -> bytes:
+    """One answer's bytes (head and Content-Length body) from a blocking socket."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(4096)
+        assert chunk, data
+        data += chunk
+    head, body = data.split(b"\r\n\r\n", 1)
+    length = next(
+        int(line.split(b":", 1)[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        chunk = sock.recv(4096)
+        assert chunk
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
 def _keyed_score(server: LiveServer) -> int:
     from conftest import AUTH
 
