@@ -97,6 +97,7 @@ def create_app(
         version=version,
         ruleset=RULESET,
         body_timeout=config.body_read_timeout,
+        cors_origins=config.cors_origins,
         shortcuts={
             hands.SCORE_PATH: hands.ScoreShortcut(config.max_body_bytes),
             betting.VALIDATE_PATH: betting.BettingShortcut(

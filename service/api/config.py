@@ -10,6 +10,7 @@
 | AUDIT_LOG         | true      | one JSON audit line per request on stdout (``audit.py``)         |
 | API_KEYS          | (none)    | comma-separated API keys: ``/v1`` then needs a Bearer key        |
 | API_KEYS_FILE     | (none)    | file with one API key per line (a mounted Kubernetes Secret)   |
+| CORS_ORIGINS      | (none)    | comma-separated origins (or ``*``) browsers may call from      |
 
 API keys: when either variable is set, every ``/v1`` request needs ``Authorization: Bearer <key>``
 (``auth.py``); both may be set (their keys are merged). A key is 16 to 512 characters of the
@@ -32,6 +33,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
+
+from .cors import parse_origins
 
 MIB: Final = 1024 * 1024
 DEFAULT_MAX_BODY_BYTES: Final = MIB
@@ -118,6 +121,13 @@ def _api_keys(env: Mapping[str, str]) -> tuple[bytes, ...]:
     return tuple(dict.fromkeys(digests))
 
 
+def _cors_origins(env: Mapping[str, str]) -> tuple[str, ...]:
+    try:
+        return parse_origins(env.get("CORS_ORIGINS", ""))
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """Everything the HTTP layer needs to know about its deployment; immutable once built."""
@@ -131,6 +141,8 @@ class Config:
     """Seconds a request body may take to arrive under gunicorn (``deadline.py``)."""
     api_keys: tuple[bytes, ...] = ()
     """SHA-256 digests of the accepted API keys; empty: no authentication."""
+    cors_origins: tuple[str, ...] = ()
+    """Origins whose browser pages may call the service (``cors.py``); empty: CORS off."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -150,4 +162,5 @@ class Config:
                 env, "BODY_READ_TIMEOUT", DEFAULT_BODY_READ_TIMEOUT, low=1, high=3600
             ),
             api_keys=_api_keys(env),
+            cors_origins=_cors_origins(env),
         )

@@ -13,7 +13,9 @@ is plain dictionary and list operations on the WSGI environ and header list. Per
    under gunicorn, gives a POST's body a deadline (``deadline.py``);
 4. calls the app (or first the route's shortcut, if it has one: ``shortcut.JsonShortcut``), and
    holds back the status and headers it answers with, appending ``X-Request-ID`` and the route's
-   security headers (``routes.py``);
+   security headers (``routes.py``), and the CORS headers when the operator allows the caller's
+   origin (``cors.py``, which also answers a preflight here, before the key check: browsers send
+   no credentials on one);
 5. writes the audit line, then records the metrics, and only then releases the answer. A verdict
    whose audit line the sink does not take (a log pipeline that stopped reading, a closed stdout)
    is never released: the client gets ``503 AUDIT_UNAVAILABLE`` with ``Retry-After`` instead, at
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 from flask import Flask
 
 from . import audit, auth
+from .cors import Cors
 from .deadline import BodyDeadlines
 from .docs import DOCS_CSP
 from .exchange import Exchange, local
@@ -89,8 +92,10 @@ class Observer:
         ruleset: str,
         sink: Sink | None = None,
         deadlines: BodyDeadlines | None = None,
+        cors: Cors | None = None,
     ) -> None:
         self.app = app
+        self.cors = cors
         self.router = router
         self.deadlines = deadlines
         self.metrics = metrics
@@ -142,6 +147,10 @@ class Observer:
             self.metrics.record(route.label, 503, perf_counter() - started)
         held.headers.extend(route.headers)
         held.headers.append((audit.REQUEST_ID_HEADER, ex.request_id))
+        if self.cors is not None and resolution.rule is not None and not _preflight(environ):
+            origin = environ.get("HTTP_ORIGIN")
+            if origin is not None and self.cors.allows(origin):
+                held.headers.extend(self.cors.headers(origin))
         start_response(held.status, held.headers, held.exc_info)
         if environ.get("REQUEST_METHOD") == "HEAD":
             _close(body)
@@ -155,6 +164,14 @@ class Observer:
         ex: Exchange,
         respond: Callable[..., Callable[[bytes], object]],
     ) -> Iterable[bytes]:
+        cors = self.cors
+        if cors is not None and _preflight(environ):
+            rule = environ[RESOLUTION_KEY].rule
+            if rule is not None:  # a preflight carries no key: answered before the check
+                requested = environ["HTTP_ACCESS_CONTROL_REQUEST_METHOD"]
+                origin = environ.get("HTTP_ORIGIN")
+                respond("204 No Content", cors.preflight(origin, requested, rule.methods or ()))
+                return []
         if route.protected and self.keys is not None:
             ex.key_id, denial = self.keys.check(environ.get("HTTP_AUTHORIZATION"))
             if denial is not None:
@@ -234,6 +251,13 @@ class Observer:
         return audit.line(record)
 
 
+def _preflight(environ: WSGIEnvironment) -> bool:
+    return (
+        environ.get("REQUEST_METHOD") == "OPTIONS"
+        and "HTTP_ACCESS_CONTROL_REQUEST_METHOD" in environ
+    )
+
+
 def _close(body: Iterable[bytes]) -> None:
     close = getattr(body, "close", None)
     if close is not None:
@@ -250,6 +274,7 @@ def install(
     ruleset: str,
     body_timeout: float | None = None,
     shortcuts: dict[str, Shortcut] | None = None,
+    cors_origins: tuple[str, ...] = (),
 ) -> Observer:
     """Wrap ``app.wsgi_app``; call once every route is registered (the router is built from the
     URL map, so a route added later would be unmatched)."""
@@ -262,6 +287,7 @@ def install(
         version=version,
         ruleset=ruleset,
         deadlines=BodyDeadlines(body_timeout) if body_timeout else None,
+        cors=Cors(cors_origins) if cors_origins else None,
     )
     app.wsgi_app = observer  # type: ignore[method-assign]
     return observer

@@ -1,0 +1,80 @@
+"""Cross-origin requests (CORS), off unless the operator names the origins allowed.
+
+A browser game client served from another origin may call the service only when ``CORS_ORIGINS``
+lists its origin (or is ``*``). Off by default: an adjudicator that any web page could call from a
+player's browser is not what most platforms want, so the operator opts in.
+
+The decision is the route's (``routes.py``): only a request that resolves to a route gets CORS
+headers, and a preflight (``OPTIONS`` with ``Origin`` and ``Access-Control-Request-Method``) is
+answered by the envelope itself, before authentication, because browsers never send credentials
+on a preflight; the real request that follows still needs its key. A preflight naming a method
+the route does not take, or from an origin not allowed, gets a plain 204 without the allowing
+headers, and the browser refuses the call: nothing about the route is revealed beyond what an
+OPTIONS already says.
+
+Keys travel in ``Authorization``, not cookies, so ``Access-Control-Allow-Credentials`` is never
+sent; ``Authorization`` must then be named in ``Access-Control-Allow-Headers`` (a ``*`` there does
+not cover it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+ALLOWED_HEADERS: Final = "Authorization, Content-Type, X-Request-ID"
+EXPOSED_HEADERS: Final = "X-Request-ID, Retry-After, Verdict-Receipt"
+MAX_AGE_SECONDS: Final = 600
+ANY: Final = "*"
+
+
+class Cors:
+    """The allowed origins, and the headers an allowed request or preflight gets."""
+
+    __slots__ = ("_any", "_origins")
+
+    def __init__(self, origins: Iterable[str]) -> None:
+        listed = tuple(origins)
+        self._any = ANY in listed
+        self._origins = frozenset(o for o in listed if o != ANY)
+
+    def allows(self, origin: str | None) -> bool:
+        return origin is not None and (self._any or origin in self._origins)
+
+    def headers(self, origin: str) -> list[tuple[str, str]]:
+        """On an allowed origin's actual request: which origin may read the answer."""
+        return [
+            ("Access-Control-Allow-Origin", ANY if self._any else origin),
+            ("Access-Control-Expose-Headers", EXPOSED_HEADERS),
+            ("Vary", "Origin"),
+        ]
+
+    def preflight(
+        self, origin: str | None, method: str, allowed: Iterable[str]
+    ) -> list[tuple[str, str]]:
+        """The answer's headers to a preflight of ``method`` on a route taking ``allowed``."""
+        methods = sorted(set(allowed) - {"HEAD", "OPTIONS"})
+        if origin is None or not self.allows(origin) or method not in methods:
+            return [("Vary", "Origin"), ("Content-Length", "0")]
+        return [
+            ("Access-Control-Allow-Origin", ANY if self._any else origin),
+            ("Access-Control-Allow-Methods", ", ".join(methods)),
+            ("Access-Control-Allow-Headers", ALLOWED_HEADERS),
+            ("Access-Control-Max-Age", str(MAX_AGE_SECONDS)),
+            ("Vary", "Origin"),
+            ("Content-Length", "0"),
+        ]
+
+
+def parse_origins(raw: str) -> tuple[str, ...]:
+    """``CORS_ORIGINS``: comma-separated origins (``https://game.example``) or ``*``."""
+    origins = tuple(o.strip().rstrip("/") for o in raw.split(",") if o.strip())
+    for origin in origins:
+        if origin == ANY:
+            continue
+        scheme, sep, host = origin.partition("://")
+        if not sep or scheme not in ("http", "https") or not host or "/" in host:
+            raise ValueError(
+                f"CORS_ORIGINS: {origin!r} is not an origin (scheme://host[:port], or *)"
+            )
+    return origins
