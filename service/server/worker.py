@@ -284,4 +284,3 @@ def _writable(sock: socket.socket) -> bool:
     poll = select.poll()
     poll.register(sock, select.POLLOUT)
     return bool(poll.poll(0))
-

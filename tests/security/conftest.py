@@ -42,3 +42,10 @@ def short_limits_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Li
     server = start_server(tmp_path_factory.mktemp("short-limits"), **SHORT_LIMITS)
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def auth() -> dict[str, str]:
+    """``AUTH`` for test modules (``from conftest import`` would find tests/api's conftest
+    when both suites run in one session)."""
+    return dict(AUTH)

@@ -15,7 +15,6 @@ import socket
 import orjson
 import pytest
 from api_support import LiveServer
-from conftest import AUTH
 
 MAX_BODY_BYTES = 1024 * 1024
 """The keyed server's limit (the default)."""
@@ -43,34 +42,40 @@ def exchange(
     return response.status, response, doc
 
 
-def then_score(conn: http.client.HTTPConnection) -> int:
+def then_score(conn: http.client.HTTPConnection, auth: dict[str, str]) -> int:
     """The pooled client's next request: it must simply work."""
-    status, _, doc = exchange(conn, HAND, {**JSON, **AUTH})
+    status, _, doc = exchange(conn, HAND, {**JSON, **auth})
     assert status == 200
     assert doc["score"] == 10
     return local_port(conn)
 
 
 @pytest.mark.parametrize(
-    ("body", "headers", "status"),
+    ("size", "content_type", "key", "status"),
     [
-        (b"x" * (MAX_BODY_BYTES + 1), {**JSON, **AUTH}, 413),
-        (b"x" * (100 * 1024), {"Content-Type": "text/plain", **AUTH}, 415),
-        (b"x" * (100 * 1024), JSON, 401),
+        (MAX_BODY_BYTES + 1, "application/json", True, 413),
+        (100 * 1024, "text/plain", True, 415),
+        (100 * 1024, "application/json", False, 401),
     ],
     ids=["413", "415-over-64k", "401-over-64k"],
 )
 def test_an_unread_body_closes_honestly(
-    keyed_server: LiveServer, body: bytes, headers: dict[str, str], status: int
+    keyed_server: LiveServer,
+    auth: dict[str, str],
+    size: int,
+    content_type: str,
+    key: bool,
+    status: int,
 ) -> None:
     conn = pooled(keyed_server)
     try:
         first = local_port(conn)
-        got, response, doc = exchange(conn, body, headers)
+        headers = {"Content-Type": content_type, **(auth if key else {})}
+        got, response, doc = exchange(conn, b"x" * size, headers)
         assert got == status
         assert doc["status"] == status
         assert response.getheader("Connection") == "close"
-        assert then_score(conn) != first  # a new connection, opened by the client itself
+        assert then_score(conn, auth) != first  # a new connection, opened by the client
     finally:
         conn.close()
 
@@ -81,26 +86,28 @@ def test_an_unread_body_closes_honestly(
     ids=["415", "401"],
 )
 def test_a_small_unread_body_that_has_arrived_keeps_the_connection(
-    keyed_server: LiveServer, content_type: bytes, key: bool, status: int
+    keyed_server: LiveServer, auth: dict[str, str], content_type: bytes, key: bool, status: int
 ) -> None:
     """The unread rest of a body already received is discarded: no need to close for it. (Sent
     with its head in one write, so that it has arrived when the answer is decided; http.client
     writes a body separately, and then either outcome may happen, each announced truthfully.)"""
     with socket.create_connection((keyed_server.host, keyed_server.port), timeout=30) as sock:
-        sock.sendall(request(HAND * 100, content_type, key=key))
+        sock.sendall(request(HAND * 100, content_type, auth if key else {}))
         refused = read_answers(sock, 1)[0]
         assert refused.startswith(b"HTTP/1.1 %d " % status)
         assert b"\r\nConnection: keep-alive\r\n" in refused
-        sock.sendall(request(HAND, b"application/json", key=True))
+        sock.sendall(request(HAND, b"application/json", auth))
         scored = read_answers(sock, 1)[0]
     assert scored.startswith(b"HTTP/1.1 200 ")
     assert orjson.loads(scored.split(b"\r\n\r\n", 1)[1])["score"] == 10
 
 
-def test_a_request_pipelined_behind_an_unread_body_is_served(keyed_server: LiveServer) -> None:
+def test_a_request_pipelined_behind_an_unread_body_is_served(
+    keyed_server: LiveServer, auth: dict[str, str]
+) -> None:
     """Discarding the rest of a body stops at its end: the next request behind it is intact."""
-    refused = request(HAND, b"text/plain", key=True)
-    scored = request(HAND, b"application/json", key=True)
+    refused = request(HAND, b"text/plain", auth)
+    scored = request(HAND, b"application/json", auth)
     with socket.create_connection((keyed_server.host, keyed_server.port), timeout=30) as sock:
         sock.sendall(refused + scored)
         answers = read_answers(sock, 2)
@@ -111,7 +118,7 @@ def test_a_request_pipelined_behind_an_unread_body_is_served(keyed_server: LiveS
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["sized", "chunked"])
 def test_a_client_streaming_an_oversized_body_reads_its_413(
-    keyed_server: LiveServer, chunked: bool
+    keyed_server: LiveServer, auth: dict[str, str], chunked: bool
 ) -> None:
     """1.5 x MAX_BODY_BYTES streamed in 64 KiB pieces: every send succeeds (no broken pipe), then
     the 413 is read, then the server's end of the connection."""
@@ -120,7 +127,7 @@ def test_a_client_streaming_an_oversized_body_reads_its_413(
     framing = b"Transfer-Encoding: chunked" if chunked else b"Content-Length: %d" % size
     head = (
         b"POST /v1/hands/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        b"Authorization: " + AUTH["Authorization"].encode() + b"\r\n" + framing + b"\r\n\r\n"
+        b"Authorization: " + auth["Authorization"].encode() + b"\r\n" + framing + b"\r\n\r\n"
     )
     with socket.create_connection((keyed_server.host, keyed_server.port), timeout=30) as sock:
         sock.sendall(head)
@@ -137,12 +144,16 @@ def test_a_client_streaming_an_oversized_body_reads_its_413(
     assert orjson.loads(body)["code"] == "BODY_TOO_LARGE"
 
 
-def request(body: bytes, content_type: bytes, *, key: bool) -> bytes:
-    """A whole score request's bytes, to be sent in one write."""
-    auth = b"Authorization: " + AUTH["Authorization"].encode() + b"\r\n" if key else b""
+def request(body: bytes, content_type: bytes, auth: dict[str, str]) -> bytes:
+    """A whole score request's bytes, to be sent in one write (with ``auth``'s header, if any)."""
+    fields = b"".join(b"%s: %s\r\n" % (k.encode(), v.encode()) for k, v in auth.items())
     return (
-        b"POST /v1/hands/score HTTP/1.1\r\nHost: x\r\nContent-Type: " + content_type + b"\r\n"
-        + auth + b"Content-Length: %d\r\n\r\n" % len(body) + body
+        b"POST /v1/hands/score HTTP/1.1\r\nHost: x\r\nContent-Type: "
+        + content_type
+        + b"\r\n"
+        + fields
+        + b"Content-Length: %d\r\n\r\n" % len(body)
+        + body
     )
 
 

@@ -171,25 +171,25 @@ def worst(probe: Callable[[LiveServer], float], server: LiveServer, rounds: int 
 # --- the tests ---------------------------------------------------------------------------------
 
 
-def test_idle_connections_do_not_stall(keyed_server: LiveServer) -> None:
+def test_idle_connections_do_not_stall(keyed_server: LiveServer, auth: dict[str, str]) -> None:
     with idle_crowd(keyed_server):
         time.sleep(0.5)  # every idle connection accepted by now
         assert worst(healthz, keyed_server) < HANG_GUARD
-        assert _keyed_score(keyed_server) == 10
+        assert _keyed_score(keyed_server, auth) == 10
 
 
-def test_header_tricklers_do_not_stall(keyed_server: LiveServer) -> None:
+def test_header_tricklers_do_not_stall(keyed_server: LiveServer, auth: dict[str, str]) -> None:
     with trickling_crowd(keyed_server) as trickler:
         time.sleep(1.5)  # every trickler has sent some of its head
         assert worst(healthz, keyed_server) < HANG_GUARD
-        assert _keyed_score(keyed_server) == 10
+        assert _keyed_score(keyed_server, auth) == 10
         assert not trickler.cut_after  # still within the head deadline: none cut yet
 
 
-def test_unread_pipeliners_do_not_stall(keyed_server: LiveServer) -> None:
+def test_unread_pipeliners_do_not_stall(keyed_server: LiveServer, auth: dict[str, str]) -> None:
     with unread_pipeliners(keyed_server, 8):
         assert worst(healthz, keyed_server) < HANG_GUARD
-        assert _keyed_score(keyed_server) == 10
+        assert _keyed_score(keyed_server, auth) == 10
 
 
 def test_a_trickler_is_cut_after_the_head_deadline(short_limits_server: LiveServer) -> None:
@@ -284,12 +284,10 @@ def _read_answer(sock: socket.socket) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
-def _keyed_score(server: LiveServer) -> int:
-    from conftest import AUTH
-
+def _keyed_score(server: LiveServer, auth: dict[str, str]) -> int:
     conn = http.client.HTTPConnection(server.host, server.port, timeout=HANG_GUARD)
     try:
-        headers = {"Content-Type": "application/json", **AUTH}
+        headers = {"Content-Type": "application/json", **auth}
         conn.request("POST", "/v1/hands/score", body=HAND, headers=headers)
         response = conn.getresponse()
         assert response.status == 200
