@@ -1,18 +1,20 @@
 """A deadline for receiving a request body: a slow client holds a worker thread for a bounded time.
 
-gunicorn's gthread worker hands a connection to one of its threads as soon as a request starts and
-that thread then waits, blocking, for the body: a client that trickles its body (or stops sending
-it) would hold the thread as long as it likes, and a few such clients on one worker would leave
-its other connections waiting (the classic slow-loris). Here each request with a body is
+gunicorn's gthread worker hands a connection to one of its threads once a request's head is in,
+and that thread then waits, blocking, for the body: a client that trickles its body (or stops
+sending it) would hold the thread as long as it likes, and a few such clients on one worker would
+leave its other connections waiting (the classic slow-loris). Here each request with a body is
 registered with its socket (gunicorn puts it in the environ as ``gunicorn.socket``) and one
 watchdog thread per worker process shuts the read side of any socket whose body has not arrived
 within ``BODY_READ_TIMEOUT`` seconds: the blocked read returns, the request is answered 408
 ``REQUEST_TIMEOUT`` and the connection closed. Registering costs a lock and a dict update (~1 µs,
 requests with a body only); nothing is watched under Flask's test client (no socket).
 
-The request line and headers are not covered (they are read before the app is called); a proxy
-that buffers requests (nginx, most ingress controllers by default) covers both. ``operations.md``
-states the resulting bounds.
+The request head (line and fields) is read before the app is called: under gunicorn, the
+worker class in ``service/server`` gives it its own deadline (HEAD_READ_TIMEOUT) and hands a
+connection to a thread only once its head is complete, so the body is the one part a thread can
+wait for, and it waits at most this long. The 408's unread rest makes that worker close the
+connection (``Connection: close``). ``docs/operations.md`` ("Slow clients") states the bounds.
 """
 
 from __future__ import annotations
