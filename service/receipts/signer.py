@@ -1,0 +1,80 @@
+"""Signing receipts: one Ed25519 signature per verdict, over a compact JWS.
+
+Per receipt the work is one SHA-256 of the response, one small JSON serialisation, two base64url
+encodings and the signature; the header and everything constant about the build are encoded once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from typing import Final
+
+from service.game.ruleset import RULESET
+
+from .claims import TYPE, Claims
+from .jose import ALGORITHM, b64encode, canonical_json
+from .keys import SigningKey
+
+RECEIPT_HEADER: Final = "Verdict-Receipt"
+"""The HTTP response header a receipt travels in."""
+
+
+def utc_now() -> str:
+    """RFC 3339, UTC, microseconds, ``Z``: the audit record's timestamp format."""
+    stamp = time.time()
+    second = int(stamp)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)) + (
+        f".{int((stamp - second) * 1e6):06d}Z"
+    )
+
+
+class Signer:
+    """Signs receipts with one key for one build (its version, ruleset and build digest)."""
+
+    __slots__ = ("_build", "_clock", "_header", "_key", "_ruleset", "_version")
+
+    def __init__(
+        self,
+        key: SigningKey,
+        *,
+        version: str,
+        build: str,
+        ruleset: str = RULESET,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self._key = key
+        self._version = version
+        self._build = build
+        self._ruleset = ruleset
+        self._clock = clock
+        header = {"alg": ALGORITHM, "kid": key.kid, "typ": TYPE}
+        self._header = b64encode(canonical_json(header)) + "."
+
+    @property
+    def kid(self) -> str:
+        return self._key.kid
+
+    def claims(self, endpoint: str, request_sha256: str, response_body: bytes) -> Claims:
+        return Claims(
+            kid=self._key.kid,
+            alg=ALGORITHM,
+            time=self._clock(),
+            version=self._version,
+            ruleset=self._ruleset,
+            build=self._build,
+            endpoint=endpoint,
+            request_sha256=request_sha256,
+            response_sha256=hashlib.sha256(response_body).hexdigest(),
+        )
+
+    def sign(self, endpoint: str, request_sha256: str, response_body: bytes) -> str:
+        """The compact JWS receipt for one answer: ``request_sha256`` is the audit record's
+        ``body_sha256`` (canonical form), ``response_body`` the exact bytes sent."""
+        return self.sign_claims(self.claims(endpoint, request_sha256, response_body))
+
+    def sign_claims(self, claims: Claims) -> str:
+        signing_input = self._header + b64encode(canonical_json(claims.as_dict()))
+        signature = self._key.key.sign(signing_input.encode("ascii"))
+        return signing_input + "." + b64encode(signature)

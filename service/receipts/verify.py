@@ -1,0 +1,219 @@
+"""Checking a receipt with nothing but the exchange it covers and the published keys.
+
+Steps, in order; the first that fails names the reason (``Reason``):
+
+1. the receipt is three strict base64url segments, the header a JSON object of exactly ``alg``,
+   ``kid`` and ``typ`` (``verdict-receipt+jws``)                             -- MALFORMED_RECEIPT
+2. ``alg`` is ``EdDSA``                                                  -- ALGORITHM_NOT_ALLOWED
+3. the JWKS holds an Ed25519 key with that ``kid``                                -- UNKNOWN_KEY
+4. the Ed25519 signature verifies over ``header "." payload`` (ASCII)           -- BAD_SIGNATURE
+5. the payload is the claims, exactly (``Claims.from_payload``)                -- MALFORMED_CLAIMS
+6. the claims' ``kid`` and ``alg`` are the header's                              -- HEADER_MISMATCH
+7. the endpoint is the one the caller expected (when given)                    -- ENDPOINT_MISMATCH
+8. SHA-256 of the request's canonical form is ``request_sha256``                -- REQUEST_MISMATCH
+9. SHA-256 of the response bytes is ``response_sha256``                        -- RESPONSE_MISMATCH
+10. the ruleset, and the build digest, are the expected ones (when given)
+                                                           -- RULESET_MISMATCH, BUILD_MISMATCH
+
+The digests are reported recorded and recomputed whenever the payload can be read, even when an
+earlier step failed: they show what changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import orjson
+from cryptography.exceptions import InvalidSignature
+
+from service.api.audit import canonical_body
+
+from .claims import HEADER_NAMES, TYPE, Claims
+from .jose import ALGORITHM, EncodingError, b64decode
+from .keys import VerificationKey, jwks_keys
+
+
+class Reason(StrEnum):
+    """Why a receipt is refused (``VALID`` when it is not)."""
+
+    VALID = "VALID"
+    MALFORMED_RECEIPT = "MALFORMED_RECEIPT"
+    ALGORITHM_NOT_ALLOWED = "ALGORITHM_NOT_ALLOWED"
+    UNKNOWN_KEY = "UNKNOWN_KEY"
+    BAD_SIGNATURE = "BAD_SIGNATURE"
+    MALFORMED_CLAIMS = "MALFORMED_CLAIMS"
+    HEADER_MISMATCH = "HEADER_MISMATCH"
+    ENDPOINT_MISMATCH = "ENDPOINT_MISMATCH"
+    REQUEST_MISMATCH = "REQUEST_MISMATCH"
+    RESPONSE_MISMATCH = "RESPONSE_MISMATCH"
+    RULESET_MISMATCH = "RULESET_MISMATCH"
+    BUILD_MISMATCH = "BUILD_MISMATCH"
+
+
+@dataclass(frozen=True, slots=True)
+class DigestCheck:
+    """A digest as the receipt records it and as recomputed from what the verifier holds."""
+
+    recorded: str | None
+    recomputed: str | None
+
+    @property
+    def matches(self) -> bool:
+        return self.recorded is not None and self.recorded == self.recomputed
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome: ``ok`` exactly when ``reason`` is ``VALID``; ``claims`` once readable (they
+    are only trustworthy when the signature verified, i.e. ``reason`` is past BAD_SIGNATURE)."""
+
+    reason: Reason
+    kid: str | None
+    claims: Claims | None
+    request: DigestCheck
+    response: DigestCheck
+
+    @property
+    def ok(self) -> bool:
+        return self.reason is Reason.VALID
+
+
+class JwksError(ValueError):
+    """The verifier's own JWKS is unusable (not the receipt's fault: an input error)."""
+
+
+def trusted_keys(jwks: Mapping[str, Any]) -> dict[str, VerificationKey]:
+    """The Ed25519 keys of a JWKS by ``kid``; keys of other types are ignored."""
+    try:
+        return {key.kid: key for key in jwks_keys(jwks, "JWKS", skip_foreign=True)}
+    except ValueError as error:
+        raise JwksError(str(error)) from None
+
+
+def request_digest(endpoint: str, request_body: bytes | Any) -> str:
+    """SHA-256 (hex) of the request's canonical form, as the audit record's ``body_sha256``:
+    raw bytes are parsed first (bytes that are not JSON are hashed as they are)."""
+    if isinstance(request_body, bytes | bytearray | memoryview):
+        raw = bytes(request_body)
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return hashlib.sha256(raw).hexdigest()
+        return hashlib.sha256(canonical_body(endpoint, parsed)).hexdigest()
+    return hashlib.sha256(canonical_body(endpoint, request_body)).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    header: Any
+    payload: Any
+    signing_input: bytes
+    signature: bytes
+
+
+def _split(receipt: str) -> _Parts | None:
+    if not isinstance(receipt, str) or not receipt.isascii():
+        return None
+    segments = receipt.split(".")
+    if len(segments) != 3:
+        return None
+    try:
+        header_bytes, payload_bytes, signature = (b64decode(s) for s in segments)
+        header, payload = orjson.loads(header_bytes), orjson.loads(payload_bytes)
+    except (EncodingError, orjson.JSONDecodeError):
+        return None
+    signing_input = f"{segments[0]}.{segments[1]}".encode("ascii")
+    return _Parts(header, payload, signing_input, signature)
+
+
+def _header_ok(header: Any) -> bool:
+    return (
+        isinstance(header, dict)
+        and header.keys() == HEADER_NAMES
+        and header["typ"] == TYPE
+        and isinstance(header["kid"], str)
+        and isinstance(header["alg"], str)
+    )
+
+
+def verify_receipt(
+    receipt: str,
+    request_body: bytes | Any,
+    response_body: bytes,
+    jwks: Mapping[str, Any],
+    *,
+    endpoint: str | None = None,
+    expected_ruleset: str | None = None,
+    expected_build: str | None = None,
+) -> Verification:
+    """Check ``receipt`` against the exchange it claims to cover (see the module docstring).
+
+    ``request_body``: the raw body bytes, or the parsed JSON value; ``response_body``: the exact
+    bytes answered; ``jwks``: the published keys (``JwksError`` if unusable). ``endpoint``: the
+    path the exchange was sent to, when the caller knows it (else the receipt's is used to
+    canonicalise the request).
+    """
+    keys = trusted_keys(jwks)
+    parts = _split(receipt)
+    if parts is None or not _header_ok(parts.header):
+        return _refused(Reason.MALFORMED_RECEIPT, None, None, request_body, response_body)
+    kid: str = parts.header["kid"]
+    claims = Claims.from_payload(parts.payload)
+
+    def refuse(reason: Reason) -> Verification:
+        return _refused(reason, kid, claims, request_body, response_body, endpoint)
+
+    if parts.header["alg"] != ALGORITHM:
+        return refuse(Reason.ALGORITHM_NOT_ALLOWED)
+    key = keys.get(kid)
+    if key is None:
+        return refuse(Reason.UNKNOWN_KEY)
+    try:
+        key.key.verify(parts.signature, parts.signing_input)
+    except InvalidSignature:
+        return refuse(Reason.BAD_SIGNATURE)
+    if claims is None:
+        return refuse(Reason.MALFORMED_CLAIMS)
+    if claims.kid != kid or claims.alg != parts.header["alg"]:
+        return refuse(Reason.HEADER_MISMATCH)
+    checked = refuse(Reason.VALID)
+    if endpoint is not None and endpoint != claims.endpoint:
+        return refuse(Reason.ENDPOINT_MISMATCH)
+    if not checked.request.matches:
+        return refuse(Reason.REQUEST_MISMATCH)
+    if not checked.response.matches:
+        return refuse(Reason.RESPONSE_MISMATCH)
+    if expected_ruleset is not None and claims.ruleset != expected_ruleset:
+        return refuse(Reason.RULESET_MISMATCH)
+    if expected_build is not None and claims.build != expected_build:
+        return refuse(Reason.BUILD_MISMATCH)
+    return checked
+
+
+def _refused(
+    reason: Reason,
+    kid: str | None,
+    claims: Claims | None,
+    request_body: bytes | Any,
+    response_body: bytes,
+    endpoint: str | None = None,
+) -> Verification:
+    """A verdict with both digests: recomputed under the caller's endpoint, else the receipt's."""
+    path = endpoint if endpoint is not None else None if claims is None else claims.endpoint
+    return Verification(
+        reason=reason,
+        kid=kid,
+        claims=claims,
+        request=DigestCheck(
+            None if claims is None else claims.request_sha256,
+            None if path is None else request_digest(path, request_body),
+        ),
+        response=DigestCheck(
+            None if claims is None else claims.response_sha256,
+            hashlib.sha256(response_body).hexdigest(),
+        ),
+    )
