@@ -30,6 +30,7 @@ at the ingress).
 from __future__ import annotations
 
 import contextlib
+import errno
 import select
 import selectors
 import socket
@@ -100,6 +101,11 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         try:
             sock, client = listener.accept()
         except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+            return
+        except OSError as error:
+            if error.errno not in (errno.EMFILE, errno.ENFILE):
+                raise
+            self._shed_idle()  # out of descriptors: make room rather than die
             return
         self.nr_conns += 1
         conn = TConn(self.cfg, sock, client, listener.getsockname())  # non-blocking now
@@ -215,6 +221,14 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
             self._release(wait)
         self.nr_conns -= 1
         util.close(conn.sock)
+
+    def _shed_idle(self) -> None:
+        """Close the idle connection (nothing sent) closest to its deadline, if there is one:
+        it would be closed soon anyway, and an accepted request is worth more."""
+        idle = [w for w in self._held.values() if w.phase == HEAD and not w.head]
+        if idle:
+            self.log.warning("out of file descriptors: closing an idle connection")
+            self._close(min(idle, key=lambda w: w.deadline).conn)
 
     def murder_pending(self) -> None:
         """Called by gthread's loop after every wake-up, running or stopping: enforce deadlines."""
