@@ -94,7 +94,8 @@ def showdown_ok(body: Any) -> bool:
     return bool(hands[0]["player"] != hands[1]["player"])
 
 
-def _action_ok(action: Any) -> bool:
+def action_ok(action: Any) -> bool:
+    """``ActionSchema`` (also how ``guard.explain`` finds the actions worth explaining)."""
     if type(action) is not dict or not player_ok(action.get("player")):
         return False
     kind = action.get("type")
@@ -138,7 +139,7 @@ def betting_ok(body: Any, max_actions: int, *, settle: bool = False) -> bool:
         if type(actions) is not list or len(actions) > max_actions:
             return False
         for action in actions:
-            if not _action_ok(action):
+            if not action_ok(action):
                 return False
     if settle:
         return trump_ok(body.get("trump")) and _hands_by_player_ok(body.get("hands"))

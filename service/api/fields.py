@@ -1,4 +1,4 @@
-"""Marshmallow fields for the wire notation of RULES.md section 2.
+"""Marshmallow fields for the wire notation of docs/rules.md section 2.
 
 Each field validates with the core's own parser (one definition of what a card or a trump is) and
 carries the JSON Schema keywords that describe exactly the same set of values in ``openapi.yaml``:

@@ -3,83 +3,229 @@
 Marshmallow deserialises every item of a list before its length validator runs, and builds an
 error for each bad item and each unknown field. A 1 MiB body holding a 500,000-item list where a
 schema allows 4 or 10,000 would cost it tens of seconds and hundreds of MiB: past the worker
-timeout and the pod's memory limit, from one request. ``guard`` walks the schema's fields over the
-body first (no object per item) and refuses, with the very message the length validator would
-give, any list more than ``SLACK`` items over its limit, and any object with more unknown fields
-than a problem document reports. Smaller mistakes still go to marshmallow, whose full error list
-is cheap for them and more helpful.
+timeout and the pod's memory limit, from one request. Two checks keep its work bounded whatever
+the body's shape (``budget.py`` has already bounded how many values the body holds at all):
 
-The walk descends only where the schema does (nested schemas, lists of lists, hands by player),
-so its cost is bounded by the limits it enforces.
+``guard`` walks the schema's fields over the body first (no object per item) and refuses, with the
+very message the length validator would give, any list more than ``SLACK`` items over its limit,
+any object with more unknown fields than a problem document reports, and any body whose lists are
+over their limits by more than ``SLACK`` items *in all*: a per-list slack alone multiplies with
+nesting (7,000 hands each 64 cards over the limit, 450,000 items to explain). Smaller mistakes
+still go to marshmallow, whose full error list is cheap for them and more helpful.
+
+``explain`` then spares marshmallow the long lists of objects it would walk item by item (a
+batch's hands, a sequence's actions): the hand-written check of ``fastcheck`` picks out the items
+it refuses, marshmallow explains those alone, in order, until a problem document's worth of errors
+is found, and the rest of the body without the list. The messages are the schema's own, at the
+same pointers; only a body with more errors than a problem reports gets fewer of them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from .fastcheck import action_ok, hand_ok
 from .fields import HandsByPlayer
 from .problems import MAX_REPORTED_ERRORS
+from .schemas import ActionSchema, HandSchema
 
 SLACK: Final = 64
-"""A list at most this much longer than allowed is cheap to explain in full: left to marshmallow."""
+"""Items beyond the limits, over the whole body, that are cheap to explain in full: left to
+marshmallow."""
+LONG_LIST: Final = SLACK
+"""A list of objects longer than this is explained by its refused items only (``explain``)."""
+ITEM_CHECKS: Final[dict[type[Schema], Callable[[Any], bool]]] = {
+    HandSchema: hand_ok,
+    ActionSchema: action_ok,
+}
+"""Item schemas with a hand-written check accepting exactly what they accept."""
 
 Messages = dict[Any, Any]
+Path = tuple[Any, ...]
 
 
 def guard(schema: Schema, body: Any) -> Messages | None:
-    """Marshmallow-shaped messages for the first gross excess in ``body``, else ``None``."""
-    return _object(schema, body)
+    """Marshmallow-shaped messages for the first gross excess in ``body`` (or for every list over
+    its limit, once they exceed ``SLACK`` items in all), else ``None``."""
+    walk = _Walk()
+    try:
+        return walk.object(schema, body, ())
+    except _Exceeded:
+        return _nest(walk.over[:MAX_REPORTED_ERRORS])
 
 
-def _object(schema: Schema, data: Any) -> Messages | None:
-    if type(data) is not dict:
+class _Exceeded(Exception):
+    """The lists over their limits hold more than ``SLACK`` excess items between them."""
+
+
+class _Walk:
+    """One walk over a body: counts the items its lists hold beyond their limits."""
+
+    __slots__ = ("excess", "over")
+
+    def __init__(self) -> None:
+        self.excess = 0
+        self.over: list[tuple[Path, Any]] = []
+        """Each list over its limit (by ``SLACK`` or less): where, and its length message."""
+
+    def object(self, schema: Schema, data: Any, path: Path) -> Messages | None:
+        if type(data) is not dict:
+            return None
+        known = schema.fields
+        if len(data) > len(known) + MAX_REPORTED_ERRORS:
+            keys = {field.data_key or name for name, field in known.items()}
+            unknown = sorted(k for k in data if k not in keys)
+            if len(unknown) > MAX_REPORTED_ERRORS:
+                message = schema.error_messages["unknown"]
+                return {key: [message] for key in unknown[:MAX_REPORTED_ERRORS]}
+        for name, field in known.items():
+            key = field.data_key or name
+            if key in data:
+                found = self.field(field, data[key], (*path, key))
+                if found is not None:
+                    return {key: found}
         return None
-    known = schema.fields
-    if len(data) > len(known) + MAX_REPORTED_ERRORS:
-        keys = {field.data_key or name for name, field in known.items()}
-        unknown = sorted(k for k in data if k not in keys)
-        if len(unknown) > MAX_REPORTED_ERRORS:
-            message = schema.error_messages["unknown"]
-            return {key: [message] for key in unknown[:MAX_REPORTED_ERRORS]}
-    for name, field in known.items():
+
+    def field(self, field: fields.Field[Any], value: Any, path: Path) -> Any:
+        if isinstance(field, fields.List):
+            return self.list(field, value, path)
+        if isinstance(field, fields.Nested) and isinstance(field.schema, Schema):
+            return self.object(field.schema, value, path)
+        if isinstance(field, HandsByPlayer) and type(value) is dict:
+            for player, cards in value.items():
+                found = self.list(field.hand, cards, (*path, player))
+                if found is not None:
+                    return {player: found}
+        return None
+
+    def list(self, field: fields.List[Any], value: Any, path: Path) -> Any:
+        if type(value) is not list:
+            return None
+        for validator in field.validators:
+            if isinstance(validator, validate.Length):
+                limit = validator.equal if validator.equal is not None else validator.max
+                if limit is not None and len(value) > limit:
+                    try:
+                        validator(value)
+                    except ValidationError as error:
+                        if len(value) > limit + SLACK:
+                            return error.messages
+                        self.over.append((path, error.messages))
+                    self.excess += len(value) - limit
+                    if self.excess > SLACK:
+                        raise _Exceeded
+        inner = field.inner
+        if isinstance(inner, fields.List | fields.Nested):
+            for index, item in enumerate(value):
+                found = self.field(inner, item, (*path, index))
+                if found is not None:
+                    return {index: found}
+        return None
+
+
+def _nest(found: list[tuple[Path, Any]]) -> Messages:
+    """Marshmallow's nesting of messages found at paths: ``{"hands": {3: {"cards": [...]}}}``."""
+    out: Messages = {}
+    for path, messages in found:
+        node = out
+        for key in path[:-1]:
+            node = node.setdefault(key, {})
+        node[path[-1]] = messages
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Long lists, explained by their refused items
+# ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    messages: Messages
+    truncated: bool
+    """Some refused item was left unexplained: the problem says the errors are not all listed."""
+
+
+def explain(schema: Schema, body: Any) -> Explained | None:
+    """The schema's messages for ``body``, built without walking its long lists of objects item by
+    item; None when it has none (or nothing to explain there): the schema then loads it whole."""
+    if type(body) is not dict:
+        return None
+    rest: dict[str, Any] | None = None
+    explained: list[str] = []
+    listed: Messages = {}
+    room = MAX_REPORTED_ERRORS
+    truncated = False
+    for name, field in schema.fields.items():
         key = field.data_key or name
-        if key in data:
-            found = _field(field, data[key])
-            if found is not None:
-                return {key: found}
-    return None
-
-
-def _field(field: fields.Field[Any], value: Any) -> Any:
-    if isinstance(field, fields.List):
-        return _list(field, value)
-    if isinstance(field, fields.Nested) and isinstance(field.schema, Schema):
-        return _object(field.schema, value)
-    if isinstance(field, HandsByPlayer) and type(value) is dict:
-        for player, cards in value.items():
-            found = _list(field.hand, cards)
-            if found is not None:
-                return {player: found}
-    return None
-
-
-def _list(field: fields.List[Any], value: Any) -> Any:
-    if type(value) is not list:
+        value = body.get(key)
+        check = _item_check(field)
+        if check is None or type(value) is not list or len(value) <= LONG_LIST:
+            continue
+        assert isinstance(field, fields.List)
+        if rest is None:
+            rest = dict(body)
+        rest[key] = []  # explained here: marshmallow sees the rest of the body only
+        explained.append(key)
+        items, count, cut = _refused_items(field, value, check, room)
+        room -= count
+        truncated = truncated or cut
+        found: Any = items
+        if not items:
+            try:  # the items pass: what marshmallow would say next is the list's own validators
+                field._validate(value)
+            except ValidationError as error:
+                found = error.messages
+        if found:
+            listed[key] = found
+    if rest is None:
         return None
-    for validator in field.validators:
-        if isinstance(validator, validate.Length):
-            limit = validator.equal if validator.equal is not None else validator.max
-            if limit is not None and len(value) > limit + SLACK:
-                try:
-                    validator(value)
-                except ValidationError as error:
-                    return error.messages
-    inner = field.inner
-    if isinstance(inner, fields.List | fields.Nested):
-        for index, item in enumerate(value):
-            found = _field(inner, item)
-            if found is not None:
-                return {index: found}
-    return None
+    try:
+        schema.load(rest)
+        others: Messages = {}
+    except ValidationError as error:
+        others = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
+    for key in explained:  # what marshmallow said of the stand-in ``[]`` is not about the body
+        others.pop(key, None)
+    messages = {**others, **listed}
+    return Explained(messages, truncated) if messages else None
+
+
+def _item_check(field: fields.Field[Any]) -> Callable[[Any], bool] | None:
+    if not isinstance(field, fields.List) or not isinstance(field.inner, fields.Nested):
+        return None
+    inner = field.inner.schema
+    return ITEM_CHECKS.get(type(inner)) if isinstance(inner, Schema) else None
+
+
+def _refused_items(
+    field: fields.List[Any], items: list[Any], check: Callable[[Any], bool], room: int
+) -> tuple[Messages, int, bool]:
+    """The schema's messages for the items ``check`` refuses, by index, until ``room`` errors are
+    found; their count; whether a refused item was left unexplained."""
+    messages: Messages = {}
+    count = 0
+    for index, item in enumerate(items):
+        if check(item):
+            continue
+        if count >= room:
+            return messages, count, True
+        try:
+            field.inner.deserialize(item)
+        except ValidationError as error:
+            messages[index] = error.messages
+            count += _leaves(error.messages)
+    return messages, count, False
+
+
+def _leaves(messages: Any) -> int:
+    """How many errors a problem document lists for ``messages`` (``problems._flatten``)."""
+    if isinstance(messages, dict):
+        return sum(_leaves(value) for value in messages.values())
+    if isinstance(messages, list | tuple):
+        return sum(_leaves(item) for item in messages)
+    return 1

@@ -1,4 +1,4 @@
-"""``POST /v1/hands/score`` and ``POST /v1/hands/batch-score`` (RULES.md sections 3 to 7)."""
+"""``POST /v1/hands/score`` and ``POST /v1/hands/batch-score`` (docs/rules.md sections 3 to 7)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from service.game.scoring import (
     table,
 )
 
-from . import render
+from . import budget, render
 from .config import Config
 from .fastcheck import hand_ok
 from .http import json_response, load, read_json
@@ -81,6 +81,7 @@ def _hand_error(error: RulesError, *prefix: PathElement) -> RulesError:
 
 def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
     bp = Blueprint("hands", __name__)
+    bp.record_once(budget.keeper(config))
     hand_schema = schemas.hand()
     batch_schema = schemas.batch()
     max_hands = config.max_batch_hands

@@ -16,8 +16,10 @@ from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
 from .audit import residue
+from .budget import FIXED as FIXED_BUDGET
+from .budget import refuse_excess
 from .exchange import Exchange, current
-from .guard import guard
+from .guard import explain, guard
 from .problems import (
     HTTP_ERROR,
     MALFORMED_JSON,
@@ -81,7 +83,12 @@ def read_json() -> Any:
 
 def parse(data: bytes, exchange: Exchange | None) -> Any:
     """What ``read_json`` does with the bytes once read: the parsed body or a 400 problem, with the
-    exchange's bookkeeping for the audit record (also the pre-dispatch's, ``shortcut.py``)."""
+    exchange's bookkeeping for the audit record (also the pre-dispatch's, ``shortcut.py``).
+
+    A body that may hold more values than the largest valid request is refused (413) before it is
+    parsed: parsing it would cost more than any request may (``budget.py``)."""
+    if len(data) > FIXED_BUDGET:
+        refuse_excess(data, exchange)
     try:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -163,10 +170,15 @@ def load(schema: Schema, body: Any) -> Any:
 
     ``guard`` first refuses lists far over their length limit (and floods of unknown fields)
     without looking at their items: marshmallow would build an object and an error for each.
+    ``explain`` then has long lists explained by their refused items only, up to the errors a
+    problem reports; the schema sees the whole body only when neither applies.
     """
     refused = guard(schema, body)
     if refused is not None:
         raise validation_problem(refused)
+    bounded = explain(schema, body)
+    if bounded is not None:
+        raise validation_problem(bounded.messages, truncated=bounded.truncated)
     try:
         return schema.load(body)
     except ValidationError as error:

@@ -177,15 +177,23 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_REPORTED_TEXT else text[: MAX_REPORTED_TEXT - 1] + "…"
 
 
-def validation_problem(messages: object, prefix: Sequence[PathElement] = ()) -> Problem:
-    """A 422 naming every field marshmallow refused (``messages``: ``ValidationError.messages``)."""
+def validation_problem(
+    messages: object, prefix: Sequence[PathElement] = (), *, truncated: bool = False
+) -> Problem:
+    """A 422 naming every field marshmallow refused (``messages``: ``ValidationError.messages``).
+
+    ``truncated``: validation stopped once a document's worth of errors was found (``guard``), so
+    the count in ``detail`` is a lower bound and says so."""
     errors: list[dict[str, str]] = []
     _flatten(messages, json_pointer(prefix), errors)
     errors.sort(key=lambda e: e["pointer"])
     count = len(errors)
     first = errors[0] if errors else {"pointer": "", "message": "invalid request"}
     where = first["pointer"] or "the body"
-    more = f" (and {count - 1} more)" if count > 1 else ""
+    if truncated:
+        more = f" (and {count - 1} more listed; validation stopped there, others were not sought)"
+    else:
+        more = f" (and {count - 1} more)" if count > 1 else ""
     return Problem(
         VALIDATION_ERROR,
         f"{where}: {first['message']}{more}",

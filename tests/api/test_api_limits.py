@@ -71,14 +71,14 @@ def test_actions_limit_from_the_environment() -> None:
 @pytest.mark.parametrize(
     ("path", "body", "pointer"),
     [
-        ("/v1/hands/batch-score", {"hands": [HAND] * 20_000}, "/hands"),
-        ("/v1/hands/score", {"cards": ["KS"] * 100_000}, "/cards"),
-        ("/v1/hands/batch-score", {"hands": [HAND, {"cards": [0] * 100_000}]}, "/hands/1/cards"),
-        ("/v1/showdown", {"hands": [{"player": "a", "cards": [0] * 90_000}] * 2}, "/hands/0/cards"),
+        ("/v1/hands/batch-score", {"hands": [HAND] * 10_100}, "/hands"),
+        ("/v1/hands/score", {"cards": ["KS"] * 60_000}, "/cards"),
+        ("/v1/hands/batch-score", {"hands": [HAND, {"cards": [0] * 60_000}]}, "/hands/1/cards"),
+        ("/v1/showdown", {"hands": [{"player": "a", "cards": [0] * 30_000}] * 2}, "/hands/0/cards"),
         ("/v1/betting/validate", {"players": ["a", "b"], "dealer": "a", "ante": 1,
                                   "actions": [FOLD] * 20_000}, "/actions"),
         ("/v1/rounds/settle", {"players": ["a", "b"], "dealer": "a", "ante": 1,
-                               "hands": {"a": [0] * 100_000}}, "/hands/a"),
+                               "hands": {"a": [0] * 60_000}}, "/hands/a"),
     ],
 )  # fmt: skip
 def test_far_over_a_limit_is_refused_before_any_item_is_read(
@@ -89,6 +89,42 @@ def test_far_over_a_limit_is_refused_before_any_item_is_read(
     doc = problem(client.post(path, data=orjson.dumps(body), content_type="application/json"), 422)
     assert [e["pointer"] for e in doc["errors"]] == [pointer]
     assert "Length" in doc["errors"][0]["message"] or "length" in doc["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v1/hands/batch-score", {"hands": [HAND] * 20_000}),
+        ("/v1/hands/score", {"cards": ["KS"] * 100_000}),
+        ("/v1/rounds/settle", {"players": ["a", "b"], "dealer": "a", "ante": 1,
+                               "hands": {"a": [[]] * 100_000}}),
+    ],
+)  # fmt: skip
+def test_more_values_than_any_valid_body_is_refused_unparsed(path: str, body: Any) -> None:
+    """Past the value budget (what the largest valid body can hold), the body is not parsed."""
+    client = app_from_env().test_client()
+    data = orjson.dumps(body)
+    doc = problem(client.post(path, data=data, content_type="application/json"), 413,
+                  "BODY_TOO_LARGE")  # fmt: skip
+    assert "JSON values" in doc["detail"] and "errors" not in doc
+
+
+def test_the_value_budget_follows_the_configured_limits() -> None:
+    """A batch limit raised by the operator raises the budget with it: the largest valid batch
+    is served, one hand too many is still a 422 pointing at the list."""
+    client = app_from_env(MAX_BATCH_HANDS="20000").test_client()
+    hand = {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
+
+    def batch(count: int) -> Any:
+        body = orjson.dumps({"hands": [hand] * count, "breakdown": False})
+        return client.post("/v1/hands/batch-score", data=body, content_type="application/json")
+
+    ok = batch(20_000)
+    assert ok.status_code == 200 and len(orjson.loads(ok.get_data())["results"]) == 20_000
+    doc = problem(batch(20_001), 422)
+    assert [e["pointer"] for e in doc["errors"]] == ["/hands"]
+    small = app_from_env(MAX_BATCH_HANDS="5", MAX_ACTIONS="3").test_client()
+    problem(small.post("/v1/hands/score", json={"cards": [[]] * 2_000}), 413, "BODY_TOO_LARGE")
 
 
 def test_floods_of_unknown_fields_are_reported_bounded() -> None:
