@@ -576,6 +576,18 @@ def check_answer(
             wrong.append(f"{len(records)} audit lines for an answer the app gave ({status})")
         elif records[0].get("status") != status:
             wrong.append(f"answered {status}, audited {records[0].get('status')}: {records[0]}")
+        if response.header("X-Content-Type-Options") != "nosniff":
+            wrong.append(f"no X-Content-Type-Options: nosniff on the app's {status}")
+    for record in records:
+        if record.get("status") == 401 and "path" in record:
+            wrong.append(f"a refused request's path was logged (it may hold a key): {record}")
+        summary = record.get("verdict")
+        if not case.keyed and isinstance(summary, dict) and set(summary) != {"code"}:
+            wrong.append(f"a verdict audited for a request without the key: {record}")
+    if "gunicorn" in (response.header("Server") or "").lower():
+        wrong.append(f"the server software is named: {response.header('Server')}")
+    if case.method == b"HEAD" and response.body:
+        wrong.append(f"a body on a HEAD answer: {response.body[:100]!r}")
     if not case.keyed and status == 200:
         endpoint = str(records[0].get("endpoint")) if records else "(no audit line)"
         if case.method == b"POST":
