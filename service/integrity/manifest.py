@@ -21,6 +21,7 @@ tree such as an image's ``site-packages`` (``tree_manifest``), so the two can be
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -29,8 +30,6 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Final
-
-from service.game.ruleset import RULESET
 
 FORMAT: Final = "quart-bezique-manifest/1"
 DISTRIBUTION: Final = "quart-bezique"
@@ -41,6 +40,7 @@ _SKIPPED_SUFFIXES: Final = (".pyc", ".pyo")
 _NAME: Final = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _EXTRA_MARKER: Final = re.compile(r";.*\bextra\s*==")
 _CHUNK: Final = 1 << 16
+RULESET_FILE: Final = "game/ruleset.py"
 
 
 class ManifestError(ValueError):
@@ -53,6 +53,7 @@ class Manifest:
 
     version: str
     ruleset: str
+    """``RULESET_NAME/RULESET_VERSION`` as the tree's ``service/game/ruleset.py`` sets them."""
     files: Mapping[str, str]
     """Relative path (``service/...``) to the SHA-256 hex of the file's bytes."""
     dependencies: Mapping[str, str | None]
@@ -111,6 +112,27 @@ def package_files(root: Path) -> dict[str, str]:
     return dict(sorted(found.items()))
 
 
+def ruleset_of(root: Path) -> str:
+    """The ruleset the tree's code implements, read from its ``ruleset.py`` without importing it
+    (a tree under inspection is data, not code to run): ``RULESET_NAME/RULESET_VERSION``."""
+    path = root / PACKAGE / RULESET_FILE
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))
+    except (OSError, SyntaxError, ValueError):
+        raise ManifestError(f"{path} cannot be read as Python") from None
+    values: dict[str, object] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    values[target.id] = node.value.value
+    name, version = values.get("RULESET_NAME"), values.get("RULESET_VERSION")
+    if not isinstance(name, str) or not isinstance(version, int):
+        raise ManifestError(f"{path} does not set RULESET_NAME and RULESET_VERSION literally")
+    return f"{name}/{version}"
+
+
 def _runtime_requirements(distribution: metadata.Distribution) -> list[str]:
     names = []
     for requirement in distribution.requires or ():
@@ -143,7 +165,7 @@ def _manifest(root: Path, path: list[str] | None) -> Manifest:
         dependencies[name] = None if found is None else found.version
     return Manifest(
         version=distribution.version or UNKNOWN_VERSION,
-        ruleset=RULESET,
+        ruleset=ruleset_of(root),
         files=package_files(root),
         dependencies=dependencies,
     )

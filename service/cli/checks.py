@@ -1,0 +1,106 @@
+"""The checking commands: ``verify`` (a stored exchange against its receipt) and
+``build-digest`` (the build's manifest and digest, from this installation or a directory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from service.integrity import ManifestError, current_manifest, installed_root, tree_manifest
+from service.receipts import JwksError, Verification, verify_receipt
+
+from . import human
+from .problems import CliError, ExitCode
+from .records import parse_record
+from .verdicts import Outcome
+
+
+def _digests(result: Verification) -> dict[str, Any]:
+    return {
+        "request_sha256": {
+            "recorded": result.request.recorded,
+            "recomputed": result.request.recomputed,
+        },
+        "response_sha256": {
+            "recorded": result.response.recorded,
+            "recomputed": result.response.recomputed,
+        },
+    }
+
+
+def verify(
+    record: Any, jwks: Any, *, ruleset: str | None = None, build: str | None = None
+) -> Outcome:
+    """Exit 0 when the receipt verifies, 1 when it does not (``reason`` says why)."""
+    stored = parse_record(record)
+    if not isinstance(jwks, dict):
+        raise CliError.input("INVALID_JWKS", "the JWKS must be a JSON object with a keys list")
+    try:
+        result = verify_receipt(
+            stored.receipt,
+            stored.request,
+            stored.response,
+            jwks,
+            endpoint=stored.endpoint,
+            expected_ruleset=ruleset,
+            expected_build=build,
+        )
+    except JwksError as error:
+        raise CliError.input("INVALID_JWKS", str(error)) from None
+    claims = None if result.claims is None else result.claims.as_dict()
+    payload = {
+        "ok": result.ok,
+        "reason": result.reason.value,
+        "kid": result.kid,
+        "claims": claims,
+        **_digests(result),
+    }
+    verdict = "VALID receipt" if result.ok else f"INVALID receipt: {result.reason.value}"
+    rows: list[tuple[object, ...]] = [
+        (name, value) for name, value in sorted((claims or {}).items()) if "sha256" not in name
+    ]
+    checks = [
+        (f"{name} {side}", value or "-")
+        for name, check in _digests(result).items()
+        for side, value in check.items()
+    ]
+    text = "\n".join(
+        [verdict, human.table(("claim", "value"), [*rows, *checks])]
+        if claims is not None
+        else [verdict, f"  kid {result.kid or '-'}"]
+    )
+    return Outcome(payload, text, ExitCode.OK if result.ok else ExitCode.REFUSED)
+
+
+def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
+    """The digest of this installation (``root`` None) or of the tree at ``root``; with
+    ``expect``, exit 1 when it differs."""
+    try:
+        manifest = current_manifest() if root is None else tree_manifest(root)
+    except ManifestError as error:
+        raise CliError.input("MANIFEST_ERROR", str(error)) from None
+    digest = manifest.digest
+    payload = {
+        "digest": digest,
+        "version": manifest.version,
+        "ruleset": manifest.ruleset,
+        "files": len(manifest.files),
+        "root": str(installed_root() if root is None else root),
+    }
+    matches = expect is None or expect.lower() == digest
+    if expect is not None:
+        payload["expected"] = expect
+        payload["matches"] = matches
+    details = [f"  {name:<9} {value}" for name, value in payload.items() if name != "digest"]
+    return Outcome(
+        payload, "\n".join([digest, *details]), ExitCode.OK if matches else ExitCode.REFUSED
+    )
+
+
+def manifest_bytes(root: Path | None) -> bytes:
+    """The canonical manifest, exactly the bytes the digest is taken over."""
+    try:
+        manifest = current_manifest() if root is None else tree_manifest(root)
+    except ManifestError as error:
+        raise CliError.input("MANIFEST_ERROR", str(error)) from None
+    return manifest.canonical()
