@@ -586,7 +586,8 @@ def check_answer(
             wrong.append(f"a verdict audited for a request without the key: {record}")
     if "gunicorn" in (response.header("Server") or "").lower():
         wrong.append(f"the server software is named: {response.header('Server')}")
-    if case.method == b"HEAD" and response.body:
+    if case.method == b"HEAD" and response.body and echoed is not None:
+        # (gunicorn's own refusals carry their HTML page even then, and close the connection.)
         wrong.append(f"a body on a HEAD answer: {response.body[:100]!r}")
     if not case.keyed and status == 200:
         endpoint = str(records[0].get("endpoint")) if records else "(no audit line)"
