@@ -1,4 +1,4 @@
-"""``make bench``: issue 5's benchmark, the service side by side with a bare Flask view.
+"""``make bench``: the performance benchmark, the service side by side with a bare Flask view.
 
 What it does, in order (docs/performance.md explains the method and how to read the results):
 
@@ -18,7 +18,7 @@ What it does, in order (docs/performance.md explains the method and how to read 
    by side; every endpoint called in-process through WSGI (no HTTP), to split the framework's cost
    from gunicorn's; the betting replay and the odds queries.
 6. Cold start: a fresh interpreter importing and building the app, repeated.
-7. Prints the tables and issue 5's targets with PASS/MISS, writes ``results.json``,
+7. Prints the tables and the performance targets with PASS/MISS, writes ``results.json``,
    ``results.md`` and ``bench.png`` into ``docs/bench/`` (``--out`` to change).
 
 Everything it starts is stopped by pid on exit, error or Ctrl-C. Bodies are generated at run time
@@ -78,7 +78,7 @@ IDLE_BUSY_CPUS = 0.10
 NOISE_CPUS = 0.10
 """Other processes using more than this fraction of a CPU during a run make it suspect."""
 
-# Issue 5's limits (and issue 7's odds latency), in one place.
+# The performance targets' limits (the odds latency included), in one place.
 LIMIT_CPU_RATIO = 1.15
 LIMIT_RPS_RATIO = 0.85
 LIMIT_P99_RATIO = 1.5

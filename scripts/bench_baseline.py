@@ -2,8 +2,8 @@
 
 ``scripts/bench.py`` serves each of these with the *same* ``gunicorn.conf.py`` and environment as
 the service (worker class, worker count, threads, keep-alive, preload, limits), pinned to the same
-CPU, and drives it with the same body as ``POST /v1/hands/score``. Issue 5's targets are ratios to
-``flask_app``:
+CPU, and drives it with the same body as ``POST /v1/hands/score``. The performance targets are
+ratios to ``flask_app``:
 
 * ``flask_app``: a bare Flask JSON view, written the way the Flask documentation writes one. It
   parses the body (``request.get_json()``, Flask's default JSON provider) and returns a small dict

@@ -1,4 +1,4 @@
-"""``make loadtest``: issue 6's load and fault test of the real server, about 75 seconds.
+"""``make loadtest``: the load and fault test of the real server, about 75 seconds.
 
 It starts the service as deployed (gunicorn with the repository's ``gunicorn.conf.py``, 2 workers
 of 2 threads, preloaded, on a free 127.0.0.1 port, its audit log on stdout captured to a file) and

@@ -6,7 +6,7 @@ Import these to adjudicate without a web server::
     >>> score_hand(["KS", "QS", "JS", "JC"], trump="S").score
     16
 
-Every function takes card codes (any spelling RULES.md section 2 accepts) or ``Card`` objects and
+Every function takes card codes (any spelling docs/rules.md §2 accepts) or ``Card`` objects and
 raises a ``RulesError`` (with a stable ``code`` and a ``path`` into its input) for input the rules
 refuse. Betting verdicts are values, not errors.
 """

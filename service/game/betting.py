@@ -1,4 +1,4 @@
-"""The betting state machine of RULES.md section 9 ("торговля").
+"""The betting state machine of docs/rules.md §9 ("торговля").
 
 The shape follows pokerkit: a small mutable ``_Table`` holds the round while it is replayed, one
 pure *check* per action kind says whether an action is legal (and why not), one *apply* per action
@@ -16,8 +16,8 @@ illegal action by index with a stable ``ReasonCode``, and ``state`` is the round
 
 Decisions
 ---------
-Readings of section 9 that RULES.md does not spell out (copied into docs/rules.md, next to the
-register of decisions of section 11):
+Readings that rules 9.1 to 9.8 do not spell out. docs/rules.md §9.13 states them as part of the
+specification (and §11 lists them in its register); keep the two texts in step:
 
 - **Seats and the first player.** The players are listed clockwise; "the dealer's left" is the next
   seat after the dealer in that list, wrapping round. Folded players are skipped (rule 9.2).

@@ -1,4 +1,4 @@
-"""Cards, suits, ranks and the wire notation of RULES.md sections 1 and 2.
+"""Cards, suits, ranks and the wire notation of docs/rules.md §1 and §2.
 
 Every card is one of 24 shared, immutable ``Card`` instances, so identity, hashing and ordering are
 cheap and a parsed hand never allocates. Parsing goes through one precomputed dictionary of every

@@ -1,9 +1,9 @@
-"""Hand strength: showdown odds against the rest of the shoe (issue 7).
+"""Hand strength: showdown odds against the rest of the shoe (docs/rules.md §12 defines them).
 
 The model
 =========
 
-The shoe holds 144 physical cards, each of the 24 cards six times (RULES.md section 1). The hand
+The shoe holds 144 physical cards, each of the 24 cards six times (docs/rules.md §1). The hand
 and the ``seen`` cards (cards known to be out of the shoe, e.g. hands shown earlier) are removed;
 each opponent's hand is four physical cards drawn from what remains, without replacement, every
 set of physical cards equally likely. With ``r_c`` copies of card ``c`` left, an opponent multiset

@@ -1,4 +1,4 @@
-"""Hand scoring: RULES.md sections 3 to 6.
+"""Hand scoring: docs/rules.md §3 to §6 (worked examples in §7).
 
 Two layers, one definition:
 
@@ -515,7 +515,7 @@ def score_value(codes: Sequence[str], trump: Suit | None = None) -> int:
 
 
 # --- batch helpers ------------------------------------------------------------------------------
-# For the batch endpoint's fast path (issue 5). Built only from the public names above (``table``,
+# For the batch endpoint's fast path. Built only from the public names above (``table``,
 # ``WEIGHT_BY_SPELLING``, ``TRUMP_SETTINGS``), so the table build above can change freely as long
 # as a hand's key stays the sum of its cards' ``WEIGHT_BY_SPELLING``.
 

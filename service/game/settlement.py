@@ -1,4 +1,4 @@
-"""Settlement of a finished round: RULES.md section 10.
+"""Settlement of a finished round: docs/rules.md §10.
 
 Settlement trusts nothing it did not check itself: it settles only a round the betting machine
 judged valid and finished, and only against exactly the hands that round calls for. Money stays in
@@ -7,8 +7,8 @@ handed out chip by chip, so the payouts always sum to the pot and the nets to ze
 
 Decisions
 ---------
-Readings of section 10 that RULES.md does not spell out (copied into docs/rules.md, next to the
-register of decisions of section 11):
+Readings that rules 10.1 to 10.3 do not spell out. docs/rules.md §10.4 states them as part of the
+specification (and §11 lists them in its register); keep the two texts in step:
 
 - **Only finished, valid rounds are settled.** An invalid betting sequence is refused with
   ``ROUND_INVALID`` (path ``actions/<index of the first illegal action>``); a valid one still in the

@@ -1,4 +1,4 @@
-"""Showdown: RULES.md section 8.
+"""Showdown: docs/rules.md §8.
 
 Two hands are compared by score under the round's trump; equal scores tie (no further tie-break).
 The pair must be possible from one shoe: no card more than six times across both hands.

@@ -1,4 +1,4 @@
-"""Tests of the betting state machine against RULES.md section 9 (and the Decisions in betting.py).
+"""Tests of the betting state machine against docs/rules.md §9 (its decisions: §9.13).
 
 Each test is named after the rule it checks. The property tests at the end drive the machine only
 through what it advertises (``legal_actions``) and check it against an independent oracle (the pot

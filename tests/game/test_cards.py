@@ -1,4 +1,4 @@
-"""RULES.md sections 1 and 2: the cards and their wire notation."""
+"""docs/rules.md §1 and §2: the cards and their wire notation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 7: showdown odds against the rest of the shoe.
+"""Showdown odds against the rest of the shoe, as docs/rules.md §12 defines them.
 
 The exact answers are checked against references written here from the model alone (the hand and
 the seen cards leave the shoe; opponents get four physical cards each, every deal equally likely):
@@ -9,7 +9,7 @@ the seen cards leave the shoe; opponents get four physical cards each, every dea
   physical hands it stands for, for full-size shoes that physical enumeration cannot reach;
 * conditioning: two opponents as "the first opponent's hand, then one opponent from what is left".
 
-Then the properties the issue names: counts add up, the best hand never loses, four aces never
+Then the properties the odds must have: counts add up, the best hand never loses, four aces never
 win, and the odds do not change under reordering the cards or relabelling suits symmetrically.
 """
 
@@ -240,7 +240,7 @@ def test_percentile_is_the_mid_rank_among_full_shoe_hands() -> None:
             assert 0 < o.percentile < 100
 
 
-# --- properties named by the issue ----------------------------------------------------------
+# --- properties the odds must have -----------------------------------------------------------
 
 
 def test_a_maximum_hand_never_loses() -> None:

@@ -1,4 +1,4 @@
-"""RULES.md sections 3 to 7: scoring a hand, with and without trumps.
+"""docs/rules.md §3 to §7: scoring a hand, with and without trumps.
 
 The worked examples are checked one by one; then the whole hand space (17,550 hands x 5 trump
 settings) is checked three ways: the served table against the definition (the declaration search),

@@ -1,4 +1,4 @@
-"""Tests of settlement against RULES.md section 10 (and the Decisions in settlement.py)."""
+"""Tests of settlement against docs/rules.md §10 (its decisions: §10.4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md section 8: comparing two hands under one trump, within one shoe."""
+"""docs/rules.md §8: comparing two hands under one trump, within one shoe."""
 
 from __future__ import annotations
 
