@@ -6,7 +6,7 @@ the spelling of the path (``//v1``, ``%2F``, ``/./``, absolute form), the method
 bytes, duplicate and contradictory framing headers. The routes come from the app's URL map, so a
 route added later is fuzzed without editing this file.
 
-Two tests:
+Three tests:
 
 - ``test_raw_http_fuzz``: a few hundred random requests from a fixed seed (the same bytes every
   run), one connection each with ``Connection: close``, stopped early at a wall-clock cap so a
@@ -17,6 +17,10 @@ Two tests:
   absolute form, trailing slash, upper case, ...), each with a valid body and no key: never 200,
   and the audit line names a verdict route only for a 401 (a verdict route's answer without the
   key can only be the refusal).
+- ``test_body_framings_with_key``: a valid score body with the key, framed every way the fuzz
+  frames bodies (chunked with sizes that are not hex, contradictory Content-Lengths, both
+  Transfer-Encoding and Content-Length, ...): the verdict when the framing is valid, else a 4xx,
+  never a 5xx. With the key, because without it the body is never read.
 
 Answers made by gunicorn itself, before the app is called (400 for a request line or header it
 cannot parse, 414, 431), carry no ``X-Request-ID`` and have no audit line: that is expected, and
