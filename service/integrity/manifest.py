@@ -155,6 +155,7 @@ def _find(name: str, path: list[str] | None) -> metadata.Distribution | None:
 
 
 def _manifest(root: Path, path: list[str] | None) -> Manifest:
+    files = package_files(root)
     distribution = _find(DISTRIBUTION, path)
     if distribution is None:
         where = "this environment" if path is None else str(root)
@@ -166,7 +167,7 @@ def _manifest(root: Path, path: list[str] | None) -> Manifest:
     return Manifest(
         version=distribution.version or UNKNOWN_VERSION,
         ruleset=ruleset_of(root),
-        files=package_files(root),
+        files=files,
         dependencies=dependencies,
     )
 

@@ -1,0 +1,257 @@
+"""The adjudicating commands: the API's very answer bytes with ``--json``, a table otherwise, and
+exit codes a script can branch on."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_support import run
+from flask.testing import FlaskClient
+
+from service import score_hand
+from service.api.app import create_app
+from service.api.config import Config
+from service.cli import ExitCode
+
+ROUND: dict[str, Any] = {
+    "players": ["ann", "bob", "cid", "dan"],
+    "dealer": "dan",
+    "ante": 10,
+    "actions": [
+        {"player": "ann", "type": "stake", "amount": 10},
+        {"player": "bob", "type": "stake", "amount": 20},
+        {"player": "ann", "type": "top_up", "amount": 10},
+        {"player": "cid", "type": "fold"},
+        {"player": "dan", "type": "stake", "amount": 20},
+        {"player": "ann", "type": "fold"},
+        {"player": "bob", "type": "open", "amount": 20},
+    ],
+}
+SETTLE = {
+    **ROUND,
+    "trump": "H",
+    "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+}
+ILLEGAL = {**ROUND, "actions": [{"player": "ann", "type": "stake", "amount": 5}]}
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[FlaskClient]:
+    with create_app(Config(audit_log=False)).test_client() as client:
+        yield client
+
+
+def _file(tmp_path: Path, body: object) -> str:
+    path = tmp_path / "round.json"
+    path.write_text(json.dumps(body))
+    return str(path)
+
+
+def _same_as_api(api: FlaskClient, endpoint: str, body: object, out: str) -> None:
+    answer = api.post(endpoint, json=body)
+    assert out.encode() == answer.data + b"\n"
+
+
+def test_score_json_is_the_api_answer(api: FlaskClient, capsys: pytest.CaptureFixture[str]) -> None:
+    result = run(capsys, "score", "ks", "Q♠", "JS,JC", "--trump", "♠", "--json")
+    assert result.code == ExitCode.OK
+    _same_as_api(
+        api, "/v1/hands/score", {"cards": ["ks", "Q♠", "JS", "JC"], "trump": "♠"}, result.out
+    )
+    assert result.json()["score"] == 16  # type: ignore[index]
+
+
+def test_score_table(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run(capsys, "score", "KS", "QS", "JS", "JC", "--trump", "S")
+    assert result.code == ExitCode.OK
+    lines = result.out.splitlines()
+    assert lines[0] == "K♠ Q♠ J♠ J♣  trump ♠  score 16  (classic/1)"
+    assert lines[-1].split() == ["total", "16"]
+    assert any(line.split()[:1] == ["coronka"] for line in lines)
+
+
+def test_global_json_flag_before_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run(capsys, "--json", "score", "KS,QS,JS,JC")
+    assert result.json()["score"] == score_hand(["KS", "QS", "JS", "JC"]).score  # type: ignore[index]
+
+
+def test_compare_json_is_the_api_answer(
+    api: FlaskClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = run(
+        capsys,
+        "--json",
+        "compare",
+        "KH,QH,KD,10D",
+        "QS,JC,KD,JD",
+        "--players",
+        "bob",
+        "dan",
+        "--trump",
+        "H",
+    )
+    body = {
+        "trump": "H",
+        "hands": [
+            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
+            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
+        ],
+    }
+    _same_as_api(api, "/v1/showdown", body, result.out)
+    assert result.json()["winner"] == "bob"  # type: ignore[index]
+
+
+def test_validate_legal_and_illegal(
+    api: FlaskClient, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    legal = run(capsys, "--json", "validate", _file(tmp_path, ROUND))
+    assert legal.code == ExitCode.OK
+    _same_as_api(api, "/v1/betting/validate", ROUND, legal.out)
+    illegal = run(capsys, "--json", "validate", _file(tmp_path, ILLEGAL))
+    assert illegal.code == ExitCode.REFUSED
+    _same_as_api(api, "/v1/betting/validate", ILLEGAL, illegal.out)
+    table = run(capsys, "validate", _file(tmp_path, ILLEGAL))
+    assert table.code == ExitCode.REFUSED
+    assert table.out.startswith("betting INVALID at action 0: STAKE_BELOW_MINIMUM")
+
+
+def test_settle(api: FlaskClient, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    result = run(capsys, "--json", "settle", _file(tmp_path, SETTLE))
+    assert result.code == ExitCode.OK
+    _same_as_api(api, "/v1/rounds/settle", SETTLE, result.out)
+    table = run(capsys, "settle", _file(tmp_path, SETTLE))
+    assert "winners bob" in table.out.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "body"),
+    [
+        (
+            ["KS", "QS", "JS", "JC", "--trump", "S"],
+            {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+        ),
+        (
+            ["KH", "QH", "KD", "10D", "--seen", "QS,JC", "QH", "JD", "--opponents", "2"],
+            {"cards": ["KH", "QH", "KD", "10D"], "seen": ["QS", "JC", "QH", "JD"], "opponents": 2},
+        ),
+        (
+            ["9S", "9C", "9H", "9D", "--opponents", "3", "--samples", "500", "--seed", "7"],
+            {"cards": ["9S", "9C", "9H", "9D"], "opponents": 3, "samples": 500, "seed": 7},
+        ),
+    ],
+)
+def test_odds_json_is_the_api_answer(
+    api: FlaskClient, capsys: pytest.CaptureFixture[str], argv: list[str], body: object
+) -> None:
+    result = run(capsys, "--json", "odds", *argv)
+    assert result.code == ExitCode.OK
+    _same_as_api(api, "/v1/hands/odds", body, result.out)
+
+
+# ------------------------------------------------------------------------------ refusals
+
+
+@pytest.mark.parametrize(
+    ("argv", "endpoint", "body"),
+    [
+        (["score", "KS", "QS", "JS"], "/v1/hands/score", None),
+        (
+            ["compare", "KS,KS,KS,KS", "KS,KS,KS,QS"],
+            "/v1/showdown",
+            {
+                "hands": [
+                    {"player": "first", "cards": ["KS"] * 4},
+                    {"player": "second", "cards": ["KS", "KS", "KS", "QS"]},
+                ]
+            },
+        ),
+        (["odds", "KS", "QS", "JS", "JC", "--opponents", "4"], "/v1/hands/odds", None),
+        (
+            ["odds", "KS", "KS", "KS", "KS", "--seen", "KS,KS,KS"],
+            "/v1/hands/odds",
+            {"cards": ["KS"] * 4, "seen": ["KS"] * 3},
+        ),
+    ],
+)
+def test_rules_refusals_carry_the_api_code(
+    api: FlaskClient,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+    endpoint: str,
+    body: object,
+) -> None:
+    result = run(capsys, "--json", *argv)
+    assert result.code == ExitCode.INPUT_ERROR
+    problem = result.json()
+    assert isinstance(problem, dict) and problem["status"] == 422
+    if body is None:  # the API's schema refuses these before the core: the core's code here
+        assert problem["type"] == "urn:quart-bezique:problem:rules-violation"
+    else:
+        assert problem == api.post(endpoint, json=body).get_json()
+
+
+def test_settle_refusal(
+    api: FlaskClient, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    unfinished = {**ROUND, "actions": ROUND["actions"][:2]}
+    result = run(capsys, "--json", "settle", _file(tmp_path, unfinished))
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.json() == api.post("/v1/rounds/settle", json=unfinished).get_json()
+    human = run(capsys, "settle", _file(tmp_path, unfinished))
+    assert human.out == "" and "ROUND_NOT_FINISHED" in human.err
+
+
+@pytest.mark.parametrize(
+    ("body", "pointer"),
+    [
+        ([], ""),
+        ({**ROUND, "extra": 1}, "/extra"),
+        ({"players": ["a", "b"], "dealer": "b"}, "/ante"),
+    ],
+)
+def test_shape_refusals(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, body: object, pointer: str
+) -> None:
+    result = run(capsys, "--json", "validate", _file(tmp_path, body))
+    assert result.code == ExitCode.INPUT_ERROR
+    problem = result.json()
+    assert isinstance(problem, dict) and problem["code"] == "VALIDATION_ERROR"
+    assert problem["errors"][0]["pointer"] == pointer
+
+
+def test_unreadable_and_malformed_input(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    missing = run(capsys, "validate", str(tmp_path / "absent.json"))
+    assert missing.code == ExitCode.INPUT_ERROR and "INPUT_ERROR" in missing.err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    malformed = run(capsys, "--json", "validate", str(bad))
+    assert malformed.code == ExitCode.INPUT_ERROR
+    assert malformed.json()["code"] == "MALFORMED_JSON"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("argv", [[], ["score"], ["nonsense"], ["odds", "KS", "--opponents", "x"]])
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    assert run(capsys, *argv).code == ExitCode.INPUT_ERROR
+
+
+def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run(capsys, "--help")
+    assert result.code == ExitCode.OK and "build-digest" in result.out
+
+
+def test_python_dash_m_service_exits_with_the_verdict(tmp_path: Path) -> None:
+    illegal = _file(tmp_path, ILLEGAL)
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "--json", "validate", illegal],
+        capture_output=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == ExitCode.REFUSED
+    assert json.loads(done.stdout)["error"]["code"] == "STAKE_BELOW_MINIMUM"
