@@ -8,7 +8,7 @@ applied, have only what git tracks. So no tracked text file may send them elsewh
 * to a tracker issue by number ("issue 7" means nothing without the tracker).
 
 The rules specification is docs/rules.md. Every citation of it (``docs/rules.md §N`` or
-``§N.M``, and links ``rules.md#anchor``) must name a section, rule or anchor that exists there.
+``§N.M``, and links such as ``rules.md#s7``) must name a section, rule or anchor that exists there.
 """
 
 from __future__ import annotations
