@@ -140,3 +140,54 @@ def test_every_rules_citation_names_an_existing_section() -> None:
 def test_the_patterns_catch_what_they_mean(text: str, outside: bool, issue: bool) -> None:
     assert bool(OUTSIDE.search(text)) is outside
     assert bool(ISSUE.search(text)) is issue
+
+
+# --- the specification says what the service does ---------------------------------------------
+
+
+def _section(number: int) -> str:
+    text = RULES.read_text(encoding="utf-8")
+    start = text.index(f'<a id="s{number}"></a>')
+    end = text.find(f'<a id="s{number + 1}"></a>', start)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def _table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith("| ") and not line.startswith("|---")
+    ]
+
+
+def test_every_worked_example_of_section_7_is_what_the_service_scores() -> None:
+    from service.game.scoring import score_hand
+
+    rows = [row for row in _table_rows(_section(7)) if re.fullmatch(r"7\.\d+", row[0])]
+    assert [row[0] for row in rows] == [f"7.{i}" for i in range(1, len(rows) + 1)]
+    assert len(rows) >= 21
+    for number, hand, trump, score, _ in rows:
+        result = score_hand(hand.split(), None if trump == "—" else trump)
+        assert result.score == int(score), number
+
+
+def test_the_reason_codes_of_section_9_are_exactly_the_services() -> None:
+    from service.game.betting import ReasonCode
+
+    text = _section(9)
+    reasons = text[text.index('<a id="s9-11"></a>') : text.index('<a id="s9-12"></a>')]
+    listed = [row[0].strip("`") for row in _table_rows(reasons)[1:]]
+    assert sorted(listed) == sorted(code.value for code in ReasonCode)
+
+
+def test_the_odds_examples_of_section_12_are_what_the_service_answers() -> None:
+    from service.game.odds import hand_odds
+
+    one = hand_odds(["KS", "QS", "JS", "JC"], "S")
+    two = hand_odds(["KH", "QH", "KD", "10D"], None, ["QS", "JC", "QH", "JD"], 2)
+    three = hand_odds(["KS", "QS", "JS", "JC"], None, [], 3)
+    text = _section(12).replace(",", "")
+    for odds in (one, two):
+        assert f"wins {odds.wins} ties {odds.ties} losses {odds.losses} total {odds.total}" in text
+    assert f"win {three.win} tie {three.tie} loss {three.loss:g}" in text
+    assert (three.samples, three.seed) == (20_000, 0)
