@@ -12,7 +12,6 @@ gives every request its id, API-key check, security headers, metrics and audit l
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
@@ -38,8 +37,10 @@ from . import (
 )
 from .auth import ApiKeys
 from .config import Config
+from .observe import Sink
 from .routes import ResolvedFlask
 from .schemas import RequestSchemas, request_schemas
+from .sink import AuditSink
 
 EXTENSION = "quart_bezique"
 
@@ -57,11 +58,10 @@ class AppState:
     """The per-request envelope: audit line, metrics, API keys, security headers."""
 
 
-def create_app(
-    config: Config | None = None, *, audit_sink: Callable[[bytes], None] | None = None
-) -> Flask:
+def create_app(config: Config | None = None, *, audit_sink: Sink | None = None) -> Flask:
     """Build the service. ``config`` defaults to the environment (``Config.from_env``);
-    ``audit_sink`` receives each audit line (default: written to stdout)."""
+    ``audit_sink`` receives each audit line (default: an ``AuditSink`` on stdout, whose
+    readiness ``/readyz`` reports)."""
     config = Config.from_env() if config is None else config
     if config.build_tables:
         ensure_tables()
@@ -78,7 +78,9 @@ def create_app(
     app.register_blueprint(showdown.blueprint(schemas))
     app.register_blueprint(betting.blueprint(schemas, config))
     app.register_blueprint(rounds.blueprint(schemas, config))
-    app.register_blueprint(meta.blueprint(config))
+    sink: Sink = AuditSink() if audit_sink is None else audit_sink
+    ready_checks = [(sink.ready, meta.AUDIT_LAGGING)] if isinstance(sink, AuditSink) else []
+    app.register_blueprint(meta.blueprint(config, ready_checks))
     app.register_blueprint(docs.blueprint(spec_bytes))
     version = openapi.service_version()
     app.register_blueprint(index.blueprint(version))
@@ -91,6 +93,7 @@ def create_app(
     spec_bytes.json = orjson.dumps(spec)
     observer = observe.install(
         app,
+        sink=sink,
         metrics=app_metrics,
         keys=ApiKeys(config.api_keys) if config.api_keys else None,
         audit_log=config.audit_log,
@@ -105,8 +108,6 @@ def create_app(
             ),
         },
     )
-    if audit_sink is not None:
-        observer.sink = audit_sink
     app.extensions[EXTENSION] = AppState(
         config, schemas, spec, spec_bytes.yaml, spec_bytes.json, observer
     )

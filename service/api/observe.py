@@ -90,7 +90,7 @@ class Observer:
         audit_log: bool,
         version: str,
         ruleset: str,
-        sink: Sink | None = None,
+        sink: Sink,
         deadlines: BodyDeadlines | None = None,
         cors: Cors | None = None,
     ) -> None:
@@ -103,7 +103,7 @@ class Observer:
         self.audit_log = audit_log
         self.version = version
         self.ruleset = ruleset
-        self.sink: Sink = sink if sink is not None else audit.fd_sink(1)
+        self.sink = sink
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         started = perf_counter()
@@ -267,6 +267,7 @@ def _close(body: Iterable[bytes]) -> None:
 def install(
     app: Flask,
     *,
+    sink: Sink,
     metrics: Metrics,
     keys: auth.ApiKeys | None,
     audit_log: bool,
@@ -281,6 +282,7 @@ def install(
     observer = Observer(
         app.wsgi_app,
         Router(app.url_map, docs_csp=DOCS_CSP, shortcuts=shortcuts),
+        sink=sink,
         metrics=metrics,
         keys=keys,
         audit_log=audit_log,

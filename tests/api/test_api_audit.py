@@ -19,6 +19,7 @@ from service.api import audit
 from service.api.app import create_app
 from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
+from service.api.sink import AuditSink
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
 SCORE = "/v1/hands/score"
@@ -359,6 +360,9 @@ def test_default_sink_writes_one_line_per_request_to_stdout(
     client = app.test_client()
     for _ in range(3):
         client.get("/healthz")
+    sink = app.extensions["quart_bezique"].observer.sink
+    assert isinstance(sink, AuditSink)
+    assert sink.flush(30), "the writer thread drains the buffer"
     out = capfd.readouterr().out.splitlines()
     records = [orjson.loads(line) for line in out if line.startswith("{")]
     assert [r["endpoint"] for r in records] == ["/healthz"] * 3
