@@ -37,6 +37,7 @@ def current_manifest() -> Manifest:
     return installed_manifest()
 
 
+@cache
 def build_digest() -> str:
     """The running build's digest (``Manifest.digest`` of ``current_manifest``)."""
     return current_manifest().digest

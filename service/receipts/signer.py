@@ -21,13 +21,25 @@ RECEIPT_HEADER: Final = "Verdict-Receipt"
 """The HTTP response header a receipt travels in."""
 
 
-def utc_now() -> str:
-    """RFC 3339, UTC, microseconds, ``Z``: the audit record's timestamp format."""
-    stamp = time.time()
-    second = int(stamp)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)) + (
-        f".{int((stamp - second) * 1e6):06d}Z"
-    )
+class _Clock:
+    """UTC timestamps in the audit record's format (``2026-05-10T06:06:10.123456Z``): the date
+    and time of day are formatted once per second, then only the fraction per receipt."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._prefix = ""
+
+    def now(self) -> str:
+        stamp = time.time()
+        second = int(stamp)
+        if second != self._second:  # a race only formats the same second twice
+            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+            self._second = second
+        return f"{self._prefix}.{int((stamp - second) * 1e6):06d}Z"
+
+
+utc_now = _Clock().now
+"""RFC 3339, UTC, microseconds, ``Z``."""
 
 
 class Signer:
@@ -72,9 +84,24 @@ class Signer:
     def sign(self, endpoint: str, request_sha256: str, response_body: bytes) -> str:
         """The compact JWS receipt for one answer: ``request_sha256`` is the audit record's
         ``body_sha256`` (canonical form), ``response_body`` the exact bytes sent."""
-        return self.sign_claims(self.claims(endpoint, request_sha256, response_body))
+        payload = {
+            "alg": ALGORITHM,
+            "build": self._build,
+            "endpoint": endpoint,
+            "kid": self._key.kid,
+            "request_sha256": request_sha256,
+            "response_sha256": hashlib.sha256(response_body).hexdigest(),
+            "ruleset": self._ruleset,
+            "time": self._clock(),
+            "version": self._version,
+        }
+        return self._signed(payload)
 
     def sign_claims(self, claims: Claims) -> str:
-        signing_input = self._header + b64encode(canonical_json(claims.as_dict()))
+        """A receipt for claims made elsewhere (tests, tools): the same bytes ``sign`` makes."""
+        return self._signed(claims.as_dict())
+
+    def _signed(self, payload: dict[str, str]) -> str:
+        signing_input = self._header + b64encode(canonical_json(payload))
         signature = self._key.key.sign(signing_input.encode("ascii"))
-        return signing_input + "." + b64encode(signature)
+        return f"{signing_input}.{b64encode(signature)}"

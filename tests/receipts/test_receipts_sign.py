@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from service.game.ruleset import RULESET
 from service.receipts import RECEIPT_HEADER, Keyring, Signer, SigningKey, thumbprint
 from service.receipts.jose import EncodingError, b64decode, b64encode
+from service.receipts.signer import utc_now
 
 ENDPOINT = "/v1/hands/score"
 REQUEST_SHA256 = hashlib.sha256(b'{"cards":["KS","QS","JS","JC"],"trump":"S"}').hexdigest()
@@ -132,3 +133,13 @@ def test_base64url_round_trips(data: bytes) -> None:
 def test_base64url_has_one_spelling(text: str) -> None:
     with pytest.raises(EncodingError):
         b64decode(text)
+
+
+def test_sign_and_sign_claims_agree(signing_key: SigningKey) -> None:
+    fixed = Signer(signing_key, version="1.0.0", build="b" * 64, clock=lambda: "T")
+    claims = fixed.claims(ENDPOINT, REQUEST_SHA256, RESPONSE)
+    assert fixed.sign(ENDPOINT, REQUEST_SHA256, RESPONSE) == fixed.sign_claims(claims)
+
+
+def test_clock_is_rfc3339_utc() -> None:
+    assert RFC3339_UTC.fullmatch(utc_now())
