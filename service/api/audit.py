@@ -399,8 +399,9 @@ now = _Clock().now
 
 
 def fd_sink(fd: int) -> Callable[[bytes], None]:
-    """Write each line with one ``write(2)``: lines from concurrent threads and workers never
-    interleave (a pipe keeps writes up to 4 KiB whole; a line stays well under that)."""
+    """Write each line with one blocking ``write(2)`` on the caller's thread. Not for serving:
+    a reader that stops reading would block every request (the service uses ``sink.AuditSink``);
+    kept for measuring the envelope's own cost without a writer thread."""
 
     def write(data: bytes) -> None:
         view = memoryview(data)
