@@ -1223,7 +1223,7 @@ def evaluate_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         ),
         target(
             "7",
-            "odds, one opponent (issue 7): p99 latency",
+            "odds, one opponent: p99 latency",
             get(odds, "latency_ms", "p99"),
             "<",
             LIMIT_ODDS_MS,
@@ -1476,7 +1476,7 @@ def report(results: dict[str, Any], markdown: bool) -> str:
                 f"{cold['rss_kib'] / 1024:.1f} MiB",
             ]
 
-    h("Targets (issue 5; 7 is issue 7's odds latency)")
+    h("Targets (7 is the odds latency)")
     rows = [
         [
             t["id"],

@@ -1,4 +1,4 @@
-"""``POST /v1/betting/validate`` (RULES.md section 9)."""
+"""``POST /v1/betting/validate`` (docs/rules.md §9)."""
 
 from __future__ import annotations
 
@@ -33,14 +33,14 @@ EXAMPLE_ROUND: dict[str, Any] = {
         {"player": "bob", "type": "open", "amount": 20},
     ],
 }
-"""RULES.md section 9's worked example: a showdown between bob and dan, pot 120."""
+"""docs/rules.md §9's worked example: a showdown between bob and dan, pot 120."""
 
 VALIDATE = Operation(
     operation_id="validateBetting",
     summary="Judge a betting sequence",
     tag="betting",
     description=(
-        "Replays the actions against the setup (RULES.md section 9). Every well-formed request "
+        "Replays the actions against the setup (docs/rules.md §9). Every well-formed request "
         "gets 200, legal or not: `valid`, the first illegal action with its reason code, and the "
         "state (after all actions if valid, else just before the first illegal one), including "
         "who acts next and the legal actions. A broken setup (dealer not seated, maximum below "

@@ -1,4 +1,4 @@
-"""``POST /v1/hands/odds``: a hand's showdown odds against the rest of the shoe (issue 7).
+"""``POST /v1/hands/odds``: a hand's showdown odds against the rest of the shoe.
 
 Thin on purpose: the schema checks the shape, ``service.game.odds.hand_odds`` decides everything
 else (the shoe limit included) and its refusals become 422 problems pointing into the body.

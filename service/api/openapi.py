@@ -31,8 +31,9 @@ UNDOCUMENTED_ENDPOINTS: Final = frozenset({"docs.static"})
 
 DESCRIPTION: Final = """\
 The reference adjudicator for Quart-Bezique (Кварт-Безик): scores hands, compares them at a
-showdown, judges betting sequences and settles rounds, exactly as `RULES.md` (ruleset
-`classic/1`) says. Stateless: every answer depends only on the request body.
+showdown, judges betting sequences and settles rounds, exactly as its rules specification says
+(`docs/rules.md` in the source repository, ruleset `classic/1`; served as data at `/v1/rules`).
+Stateless: every answer depends only on the request body.
 
 Every request body is JSON (`Content-Type: application/json`). Every refusal is an RFC 9457
 problem document (`application/problem+json`) with `type`, `title`, `status`, `detail` and a
@@ -64,7 +65,7 @@ client's own when it sends a sane one, else a generated one): it names the reque
 """
 
 TAGS: Final = (
-    {"name": "hands", "description": "Scoring hands (RULES.md sections 3-7)."},
+    {"name": "hands", "description": "Scoring hands (docs/rules.md §3-§7)."},
     {"name": "showdown", "description": "Comparing two hands (section 8)."},
     {"name": "betting", "description": "Judging betting sequences (section 9)."},
     {"name": "rounds", "description": "Settling rounds (section 10)."},

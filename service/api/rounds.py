@@ -1,4 +1,4 @@
-"""``POST /v1/rounds/settle`` (RULES.md section 10)."""
+"""``POST /v1/rounds/settle`` (docs/rules.md §10)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ SETTLE = Operation(
     summary="Settle a finished round",
     tag="rounds",
     description=(
-        "Replays the betting, scores the showdown hands and pays the pot out (RULES.md section "
-        "10): the uncontested winner takes it all; at a showdown the higher score takes it, a tie "
-        "splits it with the odd chip to the tied player first clockwise from the dealer's left. "
+        "Replays the betting, scores the showdown hands and pays the pot out (docs/rules.md "
+        "§10): the uncontested winner takes it all; at a showdown the higher score takes it, a "
+        "tie splits it with the odd chip to the tied player first clockwise from the dealer's "
+        "left. "
         "An invalid or unfinished round, or hands that do not match the showdown players, are "
         "refused with 422 and a code (`ROUND_INVALID`, `ROUND_NOT_FINISHED`, `HANDS_MISMATCH`, "
         "or a card, hand or shoe code)."

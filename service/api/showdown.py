@@ -1,4 +1,4 @@
-"""``POST /v1/showdown`` (RULES.md section 8)."""
+"""``POST /v1/showdown`` (docs/rules.md §8)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ SHOWDOWN = Operation(
     tag="showdown",
     description=(
         "Scores both hands under the round's trump; the higher score wins, equal scores tie "
-        "(RULES.md section 8). Two hands that one shoe cannot hold (some card more than 6 times "
+        "(docs/rules.md §8). Two hands that one shoe cannot hold (some card more than 6 times "
         "between them) are refused with 422 and code `SHOE_EXCEEDED`."
     ),
     request="showdown",

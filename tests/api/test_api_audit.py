@@ -1,5 +1,5 @@
 """The audit record: one JSON line per request, and the same body always gives the same digest and
-the same verdict (issue 6). Lines are captured through the app's ``audit_sink``."""
+the same verdict. Lines are captured through the app's ``audit_sink``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /v1/betting/validate through Flask's test client (RULES.md section 9)."""
+"""POST /v1/betting/validate through Flask's test client (docs/rules.md §9)."""
 
 from __future__ import annotations
 

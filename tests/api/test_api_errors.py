@@ -130,7 +130,7 @@ def test_limit_is_configurable() -> None:
 
 
 def test_duplicate_keys_are_refused(client: FlaskClient) -> None:
-    """Issue 6: parsers disagree on repeated keys (first or last wins): refused, never guessed."""
+    """Parsers disagree on repeated keys (first or last wins): refused, never guessed."""
     raw = b'{"cards": ["XX"], "cards": ["KS", "QS", "JS", "JC"]}'
     doc = problem(client.post(SCORE, data=raw, content_type="application/json"), 400)
     assert doc["code"] == "MALFORMED_JSON" and '"cards"' in doc["detail"]

@@ -13,7 +13,7 @@ from service.game.scoring import score_hand
 SCORE = "/v1/hands/score"
 BATCH = "/v1/hands/batch-score"
 
-# RULES.md section 7, the worked examples (hand, trump, score).
+# docs/rules.md §7, the worked examples (hand, trump, score).
 WORKED = [
     (["QS", "QC", "QH", "KH"], None, 7),
     (["KH", "QH", "KD", "10D"], None, 6),

@@ -1,4 +1,4 @@
-"""``POST /v1/hands/odds`` (issue 7): the HTTP face of ``service.game.odds``."""
+"""``POST /v1/hands/odds``: the HTTP face of ``service.game.odds``."""
 
 from __future__ import annotations
 

@@ -84,7 +84,7 @@ def test_every_operation_documents_its_errors(app: Flask) -> None:
         for method, op in item.items():
             assert op["operationId"] and op["summary"] and op["tags"]
             if method == "post":
-                # 401: every /v1 operation, for deployments with API keys (issue 6)
+                # 401: every /v1 operation, for deployments with API keys
                 assert set(op["responses"]) == {"200", "400", "401", "413", "415", "422"}, path
                 assert op["requestBody"]["required"] is True
     responses = spec["components"]["responses"]

@@ -1,4 +1,4 @@
-"""POST /v1/rounds/settle through Flask's test client (RULES.md section 10)."""
+"""POST /v1/rounds/settle through Flask's test client (docs/rules.md §10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""POST /v1/showdown through Flask's test client (RULES.md section 8)."""
+"""POST /v1/showdown through Flask's test client (docs/rules.md §8)."""
 
 from __future__ import annotations
 

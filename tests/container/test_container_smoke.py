@@ -32,7 +32,7 @@ def test_readiness_answers(base_url: str) -> None:
 @pytest.mark.parametrize(
     ("cards", "trump", "score"),
     [
-        (["KS", "QS", "JS", "JC"], None, 10),  # RULES.md 7: coronka + bezique sharing Q♠
+        (["KS", "QS", "JS", "JC"], None, 10),  # docs/rules.md §7: coronka + bezique sharing Q♠
         (["QS", "JC", "QH", "JD"], None, 9),  # double bezique
         (["KS", "QS", "JS", "JC"], "S", 16),  # coronka in trumps + bezique
         (["AS", "AC", "AH", "AD"], None, 0),  # four aces
