@@ -6,8 +6,9 @@ request. The bound asserted is a hang-guard (``HANG_GUARD`` seconds, far above w
 see "Slow clients" in ``docs/operations.md``); the outcome asserted is that each answer arrives,
 is correct and was not served by a connection that had to wait for the crowd.
 
-Run as a script (``.venv/bin/python tests/security/test_slow_clients.py``) it prints the
-latencies with each crowd, for the stock gthread worker too (``GUNICORN_WORKER_CLASS=gthread``).
+Run as a script (``.venv/bin/python tests/security/test_slow_clients.py [crowd size]``) it prints
+the latencies with each crowd, for the stock gthread worker too (``GUNICORN_WORKER_CLASS=gthread``,
+any other ``gunicorn.conf.py`` variable likewise).
 """
 
 from __future__ import annotations
@@ -300,7 +301,7 @@ def _keyed_score(server: LiveServer, auth: dict[str, str]) -> int:
 # --- measuring ---------------------------------------------------------------------------------
 
 
-def measure(log_dir: Path, **env: str) -> None:
+def measure(log_dir: Path, crowd: int = CROWD, **env: str) -> None:
     """Print the worst of 5 latencies of /healthz and a score request with each crowd."""
     server = start_server(log_dir, **env)
     guard = 120.0
@@ -315,12 +316,12 @@ def measure(log_dir: Path, **env: str) -> None:
                     print(f"{label:32} {name:8} failed: {exc!r}", flush=True)
 
         report("no crowd")
-        with idle_crowd(server):
+        with idle_crowd(server, crowd):
             time.sleep(0.5)
-            report(f"{CROWD} idle connections")
-        with trickling_crowd(server):
+            report(f"{crowd} idle connections")
+        with trickling_crowd(server, crowd):
             time.sleep(1.5)
-            report(f"{CROWD} header tricklers (0.5 s/B)")
+            report(f"{crowd} header tricklers (0.5 s/B)")
         with unread_pipeliners(server, 8):
             report("8 unread pipeliners")
     finally:
@@ -333,4 +334,4 @@ if __name__ == "__main__":
 
     with tempfile.TemporaryDirectory() as directory:
         print("worker class:", os.environ.get("GUNICORN_WORKER_CLASS") or "(gunicorn.conf.py)")
-        measure(Path(directory))
+        measure(Path(directory), int(sys.argv[1]) if len(sys.argv) > 1 else CROWD)
