@@ -28,7 +28,10 @@ ENDPOINT = "/v1/hands/score"
 REQUEST = b'{"trump": "\xe2\x99\xa0", "cards": ["ks", "QS", "JS", "JC"]}'
 RESPONSE = b'{"cards":["KS","QS","JS","JC"],"trump":"S","score":16,"ruleset":"classic/1"}'
 FIXED = settings(
-    max_examples=150, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 
 
