@@ -23,6 +23,7 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 
 import orjson
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 
@@ -263,6 +264,35 @@ def test_the_408_is_the_apps_problem_type() -> None:
         REQUEST_TIMEOUT.code,
     )
     assert f"Content-Type: {PROBLEM_MEDIA_TYPE}\r\n".encode() in REQUEST_TIMEOUT_ANSWER
+
+
+def test_head_completion_and_overflow() -> None:
+    from types import SimpleNamespace
+
+    from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
+
+    from service.server.head import head_complete, overflow
+
+    head = bytearray()
+    ends = []
+    for byte in b"GET / HTTP/1.1\r\nHost: x\r\n\r\n":  # trickled: complete at the last byte
+        head.append(byte)
+        ends.append(head_complete(head, 1))
+    assert ends == [False] * (len(head) - 1) + [True]
+    cfg = SimpleNamespace(limit_request_line=20)
+    assert overflow(b"GET / HTTP/1.1\r\nX: " + b"y" * 40, 64, cfg) is None
+    assert isinstance(overflow(b"GET / HTTP/1.1\r\nX: " + b"y" * 50, 64, cfg), LimitRequestHeaders)
+    assert isinstance(overflow(b"GET /" + b"a" * 30, 64, cfg), LimitRequestLine)
+
+
+def test_connection_limits_are_validated() -> None:
+    from service.server.limits import ConnectionLimits, LimitError
+
+    assert ConnectionLimits.from_environ({}) == ConnectionLimits()
+    assert ConnectionLimits.from_environ({"SEND_TIMEOUT": " 3 "}).send_timeout == 3
+    for name, value in (("HEAD_READ_TIMEOUT", "0"), ("HEAD_MAX_BYTES", "lots")):
+        with pytest.raises(LimitError, match=name):
+            ConnectionLimits.from_environ({name: value})
 
 
 def _read_answer(sock: socket.socket) -> bytes:
