@@ -18,6 +18,7 @@ SWAGGER_UI_VERSION: Final = "5.35.0"
 YAML_MEDIA_TYPE: Final = "application/yaml"
 HTML_MEDIA_TYPE: Final = "text/html; charset=utf-8"
 
+DOCS_PAGE: Final = "/docs"
 DOCS_CSP: Final = "; ".join(
     (
         "default-src 'none'",

@@ -37,7 +37,7 @@ from flask import Flask
 from . import audit, auth
 from .cors import Cors
 from .deadline import BodyDeadlines
-from .docs import DOCS_CSP
+from .docs import DOCS_CSP, DOCS_PAGE
 from .exchange import Exchange, local
 from .problems import AUDIT_UNAVAILABLE, UNAUTHORIZED, Problem
 from .routes import RESOLUTION_KEY, Route, Router, Shortcut
@@ -50,6 +50,21 @@ if TYPE_CHECKING:
 log = logging.getLogger("service.api.audit")
 
 MAX_METHOD_LOGGED: Final = 16
+PAGE_CSP: Final = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    )
+)
+"""The adjudicator's page: its own scripts and styles only, nothing inline, calls to this origin."""
+PAGES: Final = {DOCS_PAGE: DOCS_CSP, "/adjudicate": PAGE_CSP}
+"""The HTML pages, each with the policy it and its assets (``<page>/static/...``) get."""
 
 Sink = Callable[[bytes], "bool | None"]
 """Takes one audit line; ``False`` (or an exception) means it was not taken."""
@@ -281,7 +296,7 @@ def install(
     URL map, so a route added later would be unmatched)."""
     observer = Observer(
         app.wsgi_app,
-        Router(app.url_map, docs_csp=DOCS_CSP, shortcuts=shortcuts),
+        Router(app.url_map, pages=PAGES, shortcuts=shortcuts),
         sink=sink,
         metrics=metrics,
         keys=keys,

@@ -51,8 +51,8 @@ RESOLUTION_KEY: Final = "quart_bezique.resolution"
 """Where the envelope leaves its ``Resolution`` in the WSGI environ for Flask to dispatch on."""
 PROTECTED_PREFIX: Final = "/v1/"
 UNMATCHED: Final = "unmatched"
-DOCS_PAGE: Final = "/docs"
-DOCS_ASSETS: Final = "/docs/static"
+STATIC: Final = "/static"
+"""A page's assets are served under ``<page>/static/<path>`` (one label: ``<page>/static``)."""
 NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
 API_CSP: Final = ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 REFERRER: Final = ("Referrer-Policy", "no-referrer")
@@ -98,10 +98,11 @@ class Router:
         self,
         url_map: Map,
         *,
-        docs_csp: str,
+        pages: Mapping[str, str],
         shortcuts: Mapping[str, Shortcut] | None = None,
     ) -> None:
-        docs_headers = (NOSNIFF, ("Content-Security-Policy", docs_csp), REFERRER)
+        """``pages``: each HTML page's path and the Content-Security-Policy it and its assets
+        get; every other route gets ``API_CSP`` (nothing may run as a page)."""
         if not isinstance(url_map, StrictMap):
             raise TypeError("the router needs a StrictMap (use ResolvedFlask)")
         self._map = url_map
@@ -111,11 +112,14 @@ class Router:
             if rule.merge_slashes or rule.redirect_to is not None or not rule.strict_slashes:
                 raise ValueError(f"{rule.rule}: a route may not merge slashes or redirect")
             template = rule.rule
-            docs = template == DOCS_PAGE or template.startswith(DOCS_ASSETS + "/")
+            page = _page_of(template, pages)
+            headers = API_HEADERS
+            if page is not None:
+                headers = (NOSNIFF, ("Content-Security-Policy", pages[page]), REFERRER)
             route = Route(
-                DOCS_ASSETS if rule.arguments and docs else template,
+                page + STATIC if rule.arguments and page is not None else template,
                 KINDS.get(template, PLAIN),
-                docs_headers if docs else API_HEADERS,
+                headers,
                 is_protected_template(template),
                 (shortcuts or {}).get(template),
             )
@@ -161,6 +165,14 @@ class Router:
             return Resolution(self.unmatched, error=error)
         # A rule added after the router was built is served, but as unmatched (protected).
         return Resolution(self._routes.get(rule.rule, self.unmatched), rule, args)
+
+
+def _page_of(template: str, pages: Mapping[str, str]) -> str | None:
+    """The page a route belongs to: the page itself, or one of its assets."""
+    for page in pages:
+        if template == page or template.startswith(page + STATIC + "/"):
+            return page
+    return None
 
 
 class StrictMap(Map):
