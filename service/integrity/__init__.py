@@ -1,8 +1,8 @@
 """Build integrity: a digest of the code, data and dependencies that decide outcomes.
 
-``build_digest()`` is computed once per process (the first call hashes the package's files, a few
-milliseconds) and cached; receipts carry it, and ``quart-bezique build-digest --root DIR``
-recomputes it from an image's files for comparison.
+``build_digest()`` is computed once per process (the first call hashes the package's files and
+reads the dependency metadata: about 15 ms) and cached; receipts carry it, and
+``quart-bezique build-digest --root DIR`` recomputes it from an image's files for comparison.
 """
 
 from __future__ import annotations

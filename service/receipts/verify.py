@@ -159,61 +159,54 @@ def verify_receipt(
     """
     keys = trusted_keys(jwks)
     parts = _split(receipt)
-    if parts is None or not _header_ok(parts.header):
-        return _refused(Reason.MALFORMED_RECEIPT, None, None, request_body, response_body)
-    kid: str = parts.header["kid"]
-    claims = Claims.from_payload(parts.payload)
+    header_ok = parts is not None and _header_ok(parts.header)
+    kid: str | None = parts.header["kid"] if parts is not None and header_ok else None
+    claims = Claims.from_payload(parts.payload) if parts is not None and header_ok else None
+    request, response = _digests(claims, request_body, response_body, endpoint)
 
-    def refuse(reason: Reason) -> Verification:
-        return _refused(reason, kid, claims, request_body, response_body, endpoint)
+    def verdict(reason: Reason) -> Verification:
+        return Verification(reason, kid, claims, request, response)
 
+    if parts is None or kid is None:
+        return verdict(Reason.MALFORMED_RECEIPT)
     if parts.header["alg"] != ALGORITHM:
-        return refuse(Reason.ALGORITHM_NOT_ALLOWED)
+        return verdict(Reason.ALGORITHM_NOT_ALLOWED)
     key = keys.get(kid)
     if key is None:
-        return refuse(Reason.UNKNOWN_KEY)
+        return verdict(Reason.UNKNOWN_KEY)
     try:
         key.key.verify(parts.signature, parts.signing_input)
     except InvalidSignature:
-        return refuse(Reason.BAD_SIGNATURE)
+        return verdict(Reason.BAD_SIGNATURE)
     if claims is None:
-        return refuse(Reason.MALFORMED_CLAIMS)
+        return verdict(Reason.MALFORMED_CLAIMS)
     if claims.kid != kid or claims.alg != parts.header["alg"]:
-        return refuse(Reason.HEADER_MISMATCH)
-    checked = refuse(Reason.VALID)
+        return verdict(Reason.HEADER_MISMATCH)
     if endpoint is not None and endpoint != claims.endpoint:
-        return refuse(Reason.ENDPOINT_MISMATCH)
-    if not checked.request.matches:
-        return refuse(Reason.REQUEST_MISMATCH)
-    if not checked.response.matches:
-        return refuse(Reason.RESPONSE_MISMATCH)
+        return verdict(Reason.ENDPOINT_MISMATCH)
+    if not request.matches:
+        return verdict(Reason.REQUEST_MISMATCH)
+    if not response.matches:
+        return verdict(Reason.RESPONSE_MISMATCH)
     if expected_ruleset is not None and claims.ruleset != expected_ruleset:
-        return refuse(Reason.RULESET_MISMATCH)
+        return verdict(Reason.RULESET_MISMATCH)
     if expected_build is not None and claims.build != expected_build:
-        return refuse(Reason.BUILD_MISMATCH)
-    return checked
+        return verdict(Reason.BUILD_MISMATCH)
+    return verdict(Reason.VALID)
 
 
-def _refused(
-    reason: Reason,
-    kid: str | None,
-    claims: Claims | None,
-    request_body: bytes | Any,
-    response_body: bytes,
-    endpoint: str | None = None,
-) -> Verification:
-    """A verdict with both digests: recomputed under the caller's endpoint, else the receipt's."""
+def _digests(
+    claims: Claims | None, request_body: bytes | Any, response_body: bytes, endpoint: str | None
+) -> tuple[DigestCheck, DigestCheck]:
+    """Both digests, recorded and recomputed: the request's canonicalised for the caller's
+    endpoint, else the receipt's (none is known when neither is)."""
     path = endpoint if endpoint is not None else None if claims is None else claims.endpoint
-    return Verification(
-        reason=reason,
-        kid=kid,
-        claims=claims,
-        request=DigestCheck(
-            None if claims is None else claims.request_sha256,
-            None if path is None else request_digest(path, request_body),
-        ),
-        response=DigestCheck(
-            None if claims is None else claims.response_sha256,
-            hashlib.sha256(response_body).hexdigest(),
-        ),
+    request = DigestCheck(
+        None if claims is None else claims.request_sha256,
+        None if path is None else request_digest(path, request_body),
     )
+    response = DigestCheck(
+        None if claims is None else claims.response_sha256,
+        hashlib.sha256(response_body).hexdigest(),
+    )
+    return request, response
