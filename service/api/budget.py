@@ -50,6 +50,12 @@ def value_budget(config: Config) -> int:
 
 
 DEFAULT_BUDGET: Final = value_budget(Config())
+PRE_DISPATCH_BUDGET: Final = 8 * Config().max_actions + FIXED
+"""Outside an app, i.e. in the pre-dispatch of score and betting requests (``shortcut.py``): twice
+what the default configuration's largest betting body holds with player ids free of commas and
+brackets. A body over it is declined unparsed and Flask judges it with the app's own budget: the
+pre-dispatch serves the ordinary requests fast, and never parses a hostile body before Flask
+does it again."""
 
 
 def keeper(config: Config) -> Callable[[BlueprintSetupState], None]:
@@ -69,12 +75,11 @@ def values_bound(data: bytes) -> int:
 
 
 def current_budget() -> int:
-    """The serving app's budget; outside an app (the pre-dispatch, ``shortcut.py``), the default
-    configuration's: a shortcut that refuses hands the body to Flask, which decides with its own."""
+    """The serving app's budget; outside an app, ``PRE_DISPATCH_BUDGET``."""
     if has_app_context():
         budget: int = current_app.config.get(CONFIG_KEY, DEFAULT_BUDGET)
         return budget
-    return DEFAULT_BUDGET
+    return PRE_DISPATCH_BUDGET
 
 
 def refuse_excess(data: bytes, exchange: Exchange | None) -> None:

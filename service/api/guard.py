@@ -15,9 +15,10 @@ still go to marshmallow, whose full error list is cheap for them and more helpfu
 
 ``explain`` then spares marshmallow the long lists of objects it would walk item by item (a
 batch's hands, a sequence's actions): the hand-written check of ``fastcheck`` picks out the items
-it refuses, marshmallow explains those alone, in order, until a problem document's worth of errors
-is found, and the rest of the body without the list. The messages are the schema's own, at the
-same pointers; only a body with more errors than a problem reports gets fewer of them.
+it refuses, marshmallow explains those alone, in order, until ``MAX_EXPLAINED_ERRORS`` are found,
+and the rest of the body without the list. The messages are the schema's own, at the same
+pointers, and so is the problem document, but for a body with more errors than that: its detail
+then says the count is incomplete (and its 50 errors are the first by pointer of those found).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from .fastcheck import action_ok, hand_ok
 from .fields import HandsByPlayer
-from .problems import MAX_REPORTED_ERRORS
+from .problems import MAX_EXPLAINED_ERRORS, MAX_REPORTED_ERRORS
 from .schemas import ActionSchema, HandSchema
 
 SLACK: Final = 64
@@ -82,8 +83,7 @@ class _Walk:
             if len(unknown) > MAX_REPORTED_ERRORS:
                 message = schema.error_messages["unknown"]
                 return {key: [message] for key in unknown[:MAX_REPORTED_ERRORS]}
-        for name, field in known.items():
-            key = field.data_key or name
+        for key, field in _walked_fields(schema):
             if key in data:
                 found = self.field(field, data[key], (*path, key))
                 if found is not None:
@@ -105,36 +105,99 @@ class _Walk:
     def list(self, field: fields.List[Any], value: Any, path: Path) -> Any:
         if type(value) is not list:
             return None
-        for validator in field.validators:
-            if isinstance(validator, validate.Length):
-                limit = validator.equal if validator.equal is not None else validator.max
-                if limit is not None and len(value) > limit:
-                    try:
-                        validator(value)
-                    except ValidationError as error:
-                        if len(value) > limit + SLACK:
-                            return error.messages
-                        self.over.append((path, error.messages))
-                    self.excess += len(value) - limit
-                    if self.excess > SLACK:
-                        raise _Exceeded
-        inner = field.inner
-        if isinstance(inner, fields.List | fields.Nested):
+        plan = _list_plan(field)
+        for validator, limit in plan.limits:
+            if len(value) > limit:
+                try:
+                    validator(value)
+                except ValidationError as error:
+                    if len(value) > limit + SLACK:
+                        return error.messages
+                    self.over.append((path, error.messages))
+                self.excess += len(value) - limit
+                if self.excess > SLACK:
+                    raise _Exceeded
+        if plan.walked:
+            inner, check = field.inner, plan.check
             for index, item in enumerate(value):
+                if check(item):  # an item its schema accepts exceeds nothing: not walked
+                    continue
                 found = self.field(inner, item, (*path, index))
                 if found is not None:
                     return {index: found}
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class _ListPlan:
+    limits: tuple[tuple[validate.Length, int], ...]
+    """Each length validator with a maximum, and that maximum."""
+    walked: bool
+    """Items are lists or objects, walked in turn."""
+    check: Callable[[Any], bool]
+    """Accepts the items that need no walk (``_never`` without a hand-written check)."""
+
+
+_PLANS: dict[int, tuple[object, Any]] = {}
+"""Per schema and list field (by identity, each kept alive here with its plan), what the walk
+needs of it: worked out once, not per item."""
+
+
+def _planned(owner: object) -> Any:
+    found = _PLANS.get(id(owner))
+    return found[1] if found is not None and found[0] is owner else None
+
+
+def _walked_fields(schema: Schema) -> tuple[tuple[str, fields.Field[Any]], ...]:
+    """The fields whose values the walk descends into, by their key in the body."""
+    plan: tuple[tuple[str, fields.Field[Any]], ...] | None = _planned(schema)
+    if plan is None:
+        walked = (fields.List, fields.Nested, HandsByPlayer)
+        plan = tuple(
+            (field.data_key or name, field)
+            for name, field in schema.fields.items()
+            if isinstance(field, walked)
+        )
+        _PLANS[id(schema)] = (schema, plan)
+    return plan
+
+
+def _list_plan(field: fields.List[Any]) -> _ListPlan:
+    plan: _ListPlan | None = _planned(field)
+    if plan is None:
+        limits = []
+        for validator in field.validators:
+            if isinstance(validator, validate.Length):
+                limit = validator.equal if validator.equal is not None else validator.max
+                if limit is not None:
+                    limits.append((validator, limit))
+        plan = _ListPlan(
+            tuple(limits),
+            isinstance(field.inner, fields.List | fields.Nested),
+            _item_check(field) or _never,
+        )
+        _PLANS[id(field)] = (field, plan)
+    return plan
+
+
+def _never(item: Any) -> bool:
+    return False
+
+
 def _nest(found: list[tuple[Path, Any]]) -> Messages:
-    """Marshmallow's nesting of messages found at paths: ``{"hands": {3: {"cards": [...]}}}``."""
+    """Marshmallow's nesting of messages found at paths: ``{"hands": {3: {"cards": [...]}}}``.
+    A list's items' messages replace its own length message, as in marshmallow (which validates
+    a list's length only once its items pass)."""
     out: Messages = {}
     for path, messages in found:
         node = out
         for key in path[:-1]:
-            node = node.setdefault(key, {})
-        node[path[-1]] = messages
+            child = node.get(key)
+            if type(child) is not dict:
+                child = node[key] = {}
+            node = child
+        if type(node.get(path[-1])) is not dict:
+            node[path[-1]] = messages
     return out
 
 
@@ -158,7 +221,7 @@ def explain(schema: Schema, body: Any) -> Explained | None:
     rest: dict[str, Any] | None = None
     explained: list[str] = []
     listed: Messages = {}
-    room = MAX_REPORTED_ERRORS
+    room = MAX_EXPLAINED_ERRORS
     truncated = False
     for name, field in schema.fields.items():
         key = field.data_key or name

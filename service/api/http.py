@@ -11,7 +11,7 @@ import json
 from typing import Any, Final
 
 import orjson
-from flask import Response, request
+from flask import Response, has_app_context, request
 from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
@@ -28,6 +28,7 @@ from .problems import (
     Problem,
     validation_problem,
 )
+from .repeats import escaped_colons, refuse_repeated_key
 
 JSON_MEDIA_TYPE: Final = "application/json"
 MAX_DEPTH: Final = 254
@@ -106,7 +107,7 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
     # Duplicate keys: orjson keeps the last value silently. Every key/value pair of the text has
     # one colon that is not inside a string, and strings keep their colons when re-serialised, so
     # the text has more colons than its re-serialisation exactly when some pair was dropped, i.e.
-    # a key repeated -- unless a string spells a colon as an escape, which the exact check handles.
+    # a key repeated -- counting the colons a string spells as an escape (``repeats.py``).
     if exchange is None:
         colons = sorted_body.count(b":")
     else:
@@ -117,16 +118,23 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
             colons = rest.count(b":")
         else:
             colons = sorted_body.count(b":")
+    text_colons = data.count(b":")
     # (A backslash first: one memchr, where the escape's search is a far slower pass.)
-    if data.count(b":") != colons or (b"\\" in data and _ESCAPED_COLON in data):
-        try:
-            _refuse_duplicate_keys(data)
-        except Problem:
-            if exchange is not None:  # recorded by its raw bytes: no canonical form to speak of
-                exchange.raw = data
-                exchange.body = exchange.sorted_body = exchange.residue = None
-            raise
-    return body
+    if b"\\" in data and _ESCAPED_COLON in data:
+        text_colons += escaped_colons(data)
+    if text_colons == colons:
+        return body
+    # A key repeated: the exact (slower) check names it. Only the raw bytes are recorded (there is
+    # no canonical form to speak of), and the parse is let go first, so that the two parsers'
+    # objects are never held at once.
+    if exchange is not None:
+        exchange.raw = data
+        exchange.body = exchange.sorted_body = exchange.residue = None
+    del body, sorted_body
+    if not has_app_context():  # the pre-dispatch only declines: Flask's own parse names the key
+        raise Problem(MALFORMED_JSON, "the body repeats a key in one object")
+    refuse_repeated_key(data)
+    raise Problem(MALFORMED_JSON, "the body repeats a key in one object")  # pragma: no cover
 
 
 def _refuse_streamed_excess(environ: dict[str, Any]) -> None:
@@ -170,8 +178,8 @@ def load(schema: Schema, body: Any) -> Any:
 
     ``guard`` first refuses lists far over their length limit (and floods of unknown fields)
     without looking at their items: marshmallow would build an object and an error for each.
-    ``explain`` then has long lists explained by their refused items only, up to the errors a
-    problem reports; the schema sees the whole body only when neither applies.
+    ``explain`` then has long lists explained by their refused items only, and stops at
+    ``MAX_EXPLAINED_ERRORS``; the schema sees the whole body only when neither applies.
     """
     refused = guard(schema, body)
     if refused is not None:
