@@ -1,5 +1,6 @@
-"""The checking commands: ``verify`` (a stored exchange against its receipt) and
-``build-digest`` (the build's manifest and digest, from this installation or a directory)."""
+"""The checking commands: ``verify`` (a stored exchange against its receipt), ``build-digest``
+(the build's manifest and digest, from this installation or a directory) and ``jwks`` (the keys
+the environment configures, as the JWKS to publish)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from service.integrity import ManifestError, current_manifest, installed_root, tree_manifest
-from service.receipts import JwksError, Verification, verify_receipt
+from service.receipts import (
+    JwksError,
+    ReceiptConfigError,
+    Verification,
+    keyring_from_env,
+    verify_receipt,
+)
 
 from . import human
 from .problems import CliError, ExitCode
@@ -104,3 +111,20 @@ def manifest_bytes(root: Path | None) -> bytes:
     except ManifestError as error:
         raise CliError.input("MANIFEST_ERROR", str(error)) from None
     return manifest.canonical()
+
+
+def jwks() -> Outcome:
+    """The JWKS of the signing keys the environment configures (``SIGNING_KEY_FILE``, ...): what
+    an operator publishes, and a check, before a roll-out, that the service will start with them."""
+    try:
+        keyring = keyring_from_env()
+    except ReceiptConfigError as error:
+        raise CliError.input("CONFIG_ERROR", str(error)) from None
+    if keyring is None:
+        raise CliError.input("CONFIG_ERROR", "SIGNING_KEY_FILE is not set: no receipts are signed")
+    published = keyring.jwks()
+    rows = [
+        (k["kid"] + (" (active)" if k["kid"] == keyring.signing.kid else ""), k["x"])
+        for k in published["keys"]
+    ]
+    return Outcome(published, human.table(("kid", "Ed25519 public key (x)"), rows, indent=""))

@@ -104,6 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--root", type=Path, help="a directory holding service/ and *.dist-info")
     build.add_argument("--manifest", action="store_true", help="print the canonical manifest")
     build.add_argument("--expect", help="exit 1 unless the digest is this one")
+
+    command("jwks", "the JWKS of the signing keys the environment configures (SIGNING_KEY_FILE...)")
     return parser
 
 
@@ -139,6 +141,8 @@ def _run(args: argparse.Namespace) -> Outcome | bytes:
             if args.manifest:
                 return checks.manifest_bytes(args.root)
             return checks.build_digest(args.root, expect=args.expect)
+        case "jwks":
+            return checks.jwks()
     raise AssertionError(args.command)  # pragma: no cover - argparse allows no other
 
 

@@ -3,7 +3,7 @@
 A refusal by the rules is the API's own 422 problem document (same type, title, code and
 pointer into the equivalent request body); an input the command line itself cannot read gets a
 problem document of the same shape with a code of its own (``INPUT_ERROR``, ``INVALID_JWKS``,
-``INVALID_RECORD``, ``MANIFEST_ERROR``).
+``INVALID_RECORD``, ``MANIFEST_ERROR``, ``CONFIG_ERROR``).
 """
 
 from __future__ import annotations

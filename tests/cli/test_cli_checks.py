@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from cli_support import run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
@@ -242,3 +243,36 @@ def test_build_digest_of_no_tree(capsys: pytest.CaptureFixture[str], tmp_path: P
     result = run(capsys, "--json", "build-digest", "--root", str(tmp_path))
     assert result.code == ExitCode.INPUT_ERROR
     assert result.json()["code"] == "MANIFEST_ERROR"  # type: ignore[index]
+
+
+# --------------------------------------------------------------------------------- jwks
+
+
+def test_jwks_of_the_configured_keys(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = Ed25519PrivateKey.generate()
+    path = tmp_path / "signing.pem"
+    path.write_bytes(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(path))
+    monkeypatch.setenv("SIGNING_KEY_ID", "2026-11")
+    monkeypatch.delenv("SIGNING_PUBLIC_KEYS_FILE", raising=False)
+    result = run(capsys, "--json", "jwks")
+    assert result.code == ExitCode.OK
+    published = result.json()
+    signing = SigningKey("2026-11", key)
+    assert published == Keyring(signing, (signing.public,)).jwks()
+    human = run(capsys, "jwks")
+    assert human.out.splitlines()[1].startswith("2026-11 (active)")
+
+
+def test_jwks_without_configuration(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("SIGNING_KEY_FILE", "SIGNING_KEY_ID", "SIGNING_PUBLIC_KEYS_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    assert run(capsys, "jwks").code == ExitCode.INPUT_ERROR
+    monkeypatch.setenv("SIGNING_KEY_FILE", str(tmp_path / "absent.pem"))
+    result = run(capsys, "--json", "jwks")
+    assert result.code == ExitCode.INPUT_ERROR
+    assert result.json()["code"] == "CONFIG_ERROR"  # type: ignore[index]
