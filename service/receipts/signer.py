@@ -84,13 +84,20 @@ class Signer:
     def sign(self, endpoint: str, request_sha256: str, response_body: bytes) -> str:
         """The compact JWS receipt for one answer: ``request_sha256`` is the audit record's
         ``body_sha256`` (canonical form), ``response_body`` the exact bytes sent."""
+        return self.sign_digests(
+            endpoint, request_sha256, hashlib.sha256(response_body).hexdigest()
+        )
+
+    def sign_digests(self, endpoint: str, request_sha256: str, response_sha256: str) -> str:
+        """``sign`` for a caller that has hashed the response already (the audit record's
+        ``response_sha256``): a large batch answer is then not hashed twice."""
         payload = {
             "alg": ALGORITHM,
             "build": self._build,
             "endpoint": endpoint,
             "kid": self._key.kid,
             "request_sha256": request_sha256,
-            "response_sha256": hashlib.sha256(response_body).hexdigest(),
+            "response_sha256": response_sha256,
             "ruleset": self._ruleset,
             "time": self._clock(),
             "version": self._version,

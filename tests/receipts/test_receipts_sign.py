@@ -136,10 +136,13 @@ def test_base64url_has_one_spelling(text: str) -> None:
         b64decode(text)
 
 
-def test_sign_and_sign_claims_agree(signing_key: SigningKey) -> None:
+def test_every_way_of_signing_agrees(signing_key: SigningKey) -> None:
     fixed = Signer(signing_key, version="1.0.0", build="b" * 64, clock=lambda: "T")
     claims = fixed.claims(ENDPOINT, REQUEST_SHA256, RESPONSE)
-    assert fixed.sign(ENDPOINT, REQUEST_SHA256, RESPONSE) == fixed.sign_claims(claims)
+    receipt = fixed.sign(ENDPOINT, REQUEST_SHA256, RESPONSE)
+    assert receipt == fixed.sign_claims(claims)
+    response_sha256 = hashlib.sha256(RESPONSE).hexdigest()
+    assert receipt == fixed.sign_digests(ENDPOINT, REQUEST_SHA256, response_sha256)
 
 
 def test_clock_is_rfc3339_utc() -> None:
