@@ -9,7 +9,8 @@ slow path runs only to explain *why* a spelling was refused.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
@@ -133,7 +134,7 @@ def card(rank: Rank, suit: Suit) -> Card:
     return CARDS[suit.index * len(RANKS) + len(RANKS) - 1 - rank.index]
 
 
-_RANK_SPELLINGS: Final = {
+_LATIN_RANKS: Final[Mapping[Rank, tuple[str, ...]]] = {
     Rank.NINE: ("9",),
     Rank.TEN: ("10", "T"),
     Rank.JACK: ("J",),
@@ -141,7 +142,34 @@ _RANK_SPELLINGS: Final = {
     Rank.KING: ("K",),
     Rank.ACE: ("A",),
 }
-_SUIT_SPELLINGS: Final = {suit: (suit.value, _SUIT_SYMBOL[suit]) for suit in SUITS}
+_LATIN_SUITS: Final[Mapping[Suit, tuple[str, ...]]] = {suit: (suit.value,) for suit in SUITS}
+_RUSSIAN_RANKS: Final[Mapping[Rank, tuple[str, ...]]] = {
+    Rank.NINE: ("9",),
+    Rank.TEN: ("10",),
+    Rank.JACK: ("В",),  # валет
+    Rank.QUEEN: ("Д",),  # дама
+    Rank.KING: ("К",),  # король
+    Rank.ACE: ("Т",),  # туз
+}
+_RUSSIAN_SUITS: Final[Mapping[Suit, tuple[str, ...]]] = {
+    Suit.SPADES: ("П",),  # пики
+    Suit.CLUBS: ("Т", "К"),  # трефы, крести
+    Suit.HEARTS: ("Ч",),  # черви
+    Suit.DIAMONDS: ("Б",),  # бубны
+}
+_SYMBOLS: Final[Mapping[Suit, tuple[str, ...]]] = {suit: (_SUIT_SYMBOL[suit],) for suit in SUITS}
+_TUZ: Final = "Т"
+"""The Cyrillic rank letter that reads differently as its Latin twin (``T``, ten): section 2.2
+refuses it next to a suit symbol, where nothing else tells the scripts apart."""
+
+_NOTATIONS: Final = (
+    (_LATIN_RANKS, _LATIN_SUITS),
+    (_LATIN_RANKS, _SYMBOLS),
+    (_RUSSIAN_RANKS, _RUSSIAN_SUITS),
+    ({r: s for r, s in _RUSSIAN_RANKS.items() if s[0].isalpha() and s[0] != _TUZ}, _SYMBOLS),
+)
+"""The accepted (rank table, suit table) pairs of section 2.2: one script per code, digits and
+suit symbols going with either; never a Latin letter with a Cyrillic one."""
 
 
 def _case_variants(text: str) -> set[str]:
@@ -152,11 +180,12 @@ def _case_variants(text: str) -> set[str]:
 
 def _build_spellings() -> dict[str, Card]:
     spellings: dict[str, Card] = {}
-    for c in CARDS:
-        for rank_text in _RANK_SPELLINGS[c.rank]:
-            for suit_text in _SUIT_SPELLINGS[c.suit]:
-                for variant in _case_variants(rank_text + suit_text):
-                    spellings[variant] = c
+    for ranks, suits in _NOTATIONS:
+        for c in CARDS:
+            for rank_text in ranks.get(c.rank, ()):
+                for suit_text in suits[c.suit]:
+                    for variant in _case_variants(rank_text + suit_text):
+                        assert spellings.setdefault(variant, c) is c, variant  # one reading
     return spellings
 
 
@@ -165,17 +194,12 @@ CARD_BY_SPELLING: Final[dict[str, Card]] = _build_spellings()
 
 SUIT_BY_SPELLING: Final[dict[str, Suit]] = {
     variant: suit
+    for table in (_LATIN_SUITS, _SYMBOLS, _RUSSIAN_SUITS)
     for suit in SUITS
-    for spelling in _SUIT_SPELLINGS[suit]
+    for spelling in table[suit]
     for variant in _case_variants(spelling)
 }
-
-_RANK_BY_SPELLING: Final[dict[str, Rank]] = {
-    variant: rank
-    for rank, spellings in _RANK_SPELLINGS.items()
-    for spelling in spellings
-    for variant in _case_variants(spelling)
-}
+"""Every accepted trump spelling (section 2.5): a suit letter of either script, or a symbol."""
 
 
 class CardError(RulesError):
@@ -201,19 +225,178 @@ class CardError(RulesError):
         )
 
 
+_RANK_NAME: Final = {
+    Rank.NINE: "nine",
+    Rank.TEN: "ten",
+    Rank.JACK: "jack",
+    Rank.QUEEN: "queen",
+    Rank.KING: "king",
+    Rank.ACE: "ace",
+}
+_SUIT_NAME: Final = {
+    Suit.SPADES: "spades",
+    Suit.CLUBS: "clubs",
+    Suit.HEARTS: "hearts",
+    Suit.DIAMONDS: "diamonds",
+}
+_RUSSIAN_WORD: Final = {
+    "rank": {"В": "валет = jack", "Д": "дама = queen", "К": "король = king", "Т": "туз = ace"},
+    "suit": {
+        "П": "пики = spades",
+        "Т": "трефы = clubs",
+        "К": "крести = clubs",
+        "Ч": "черви = hearts",
+        "Б": "бубны = diamonds",
+    },
+}
+_CYRILLIC_TWIN: Final = dict(
+    zip("АаВСсЕеНһКкМОоРрТтХхЅѕЈјԚԛԁ", "AaBCcEeHhKkMOoPpTtXxSsJjQqd", strict=True)
+)
+"""Cyrillic letters that look like Latin ones, to name the confusion in a refusal."""
+_LATIN_TWIN: Final = {latin: cyrillic for cyrillic, latin in _CYRILLIC_TWIN.items()}
+_VARIATION_SELECTORS: Final = {"\ufe0f": "emoji", "\ufe0e": "text"}
+_RANKS_HINT: Final = "9 10 T J Q K A, or 9 10 В Д К Т"
+_SUITS_HINT: Final = "S C H D ♠ ♣ ♥ ♦, or П Т К Ч Б"
+
+
+def _is_cyrillic(ch: str) -> bool:
+    return "\u0400" <= ch <= "\u04ff"
+
+
+def _is_latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
+
+
+def _lookup(
+    rank_text: str,
+    suit_text: str,
+    ranks: Mapping[Rank, tuple[str, ...]],
+    suits: Mapping[Suit, tuple[str, ...]],
+) -> Card | None:
+    rank = next((r for r, s in ranks.items() if rank_text.upper() in s), None)
+    suit = next((u for u, s in suits.items() if suit_text.upper() in s), None)
+    return None if rank is None or suit is None else card(rank, suit)
+
+
+def _twin(text: str, table: dict[str, str], foreign: Callable[[str], bool]) -> str | None:
+    """``text`` with every ``foreign`` letter replaced by its look-alike in the other script (None
+    if one has no look-alike)."""
+    out = []
+    for ch in text:
+        if foreign(ch):
+            if ch not in table:
+                return None
+            ch = table[ch]
+        out.append(ch)
+    return "".join(out)
+
+
+def _readings(text: str) -> list[Card]:
+    """Every card a refused 2- or 3-character code could be taken for: each part read in its own
+    script, and the whole code read as Latin or as Cyrillic look-alikes."""
+    rank_text, suit_text = text[:-1], text[-1]
+    latin = (_LATIN_RANKS, {u: _LATIN_SUITS[u] + _SYMBOLS[u] for u in SUITS})
+    russian = (_RUSSIAN_RANKS, {u: _RUSSIAN_SUITS[u] + _SYMBOLS[u] for u in SUITS})
+    own_rank = latin[0] if any(map(_is_latin, rank_text)) else russian[0]
+    own_suit = latin[1] if _is_latin(suit_text) else russian[1]
+    found = [_lookup(rank_text, suit_text, own_rank, own_suit)]
+    for table, foreign, (ranks, suits) in (
+        (_CYRILLIC_TWIN, _is_cyrillic, latin),
+        (_LATIN_TWIN, _is_latin, russian),
+    ):
+        twin = _twin(text, table, foreign)
+        if twin is not None:
+            found.append(_lookup(twin[:-1], twin[-1], ranks, suits))
+    return list(dict.fromkeys(c for c in found if c is not None))
+
+
+def russian_code(c: Card) -> str:
+    """The card in Russian letters (section 2.2), e.g. ``ТП`` for the ace of spades."""
+    return _RUSSIAN_RANKS[c.rank][0] + _RUSSIAN_SUITS[c.suit][0]
+
+
+def _write(cards: Sequence[Card]) -> str:
+    return ", or ".join(
+        f"{c.code} or {russian_code(c)} for the {_RANK_NAME[c.rank]} of {_SUIT_NAME[c.suit]}"
+        for c in cards
+    )
+
+
+def _name(ch: str, part: str) -> str:
+    """A letter of a code as a human should see it: its script, code point and meaning."""
+    if _is_latin(ch):
+        rank = _lookup(ch, "S", _LATIN_RANKS, _LATIN_SUITS)
+        suit = _lookup("K", ch, _LATIN_RANKS, _LATIN_SUITS)
+        meaning = (
+            _RANK_NAME[rank.rank] if part == "rank" and rank
+            else _SUIT_NAME[suit.suit] if part == "suit" and suit else None
+        )  # fmt: skip
+        return f"Latin {ch}" + (f" ({meaning})" if meaning else "")
+    if not _is_cyrillic(ch):
+        return repr(ch)
+    word = _RUSSIAN_WORD[part].get(ch.upper())
+    if word is not None:
+        return f"Cyrillic {ch} (U+{ord(ch):04X}, {word})"
+    return f"Cyrillic {ch} (U+{ord(ch):04X})"
+
+
+def _explain_letters(text: str) -> str | None:
+    """The script confusions of section 2.2: mixed scripts, Т before a suit symbol, look-alikes."""
+    letters = [ch for ch in text if ch.isalpha()]
+    readings = _readings(text)
+    if not readings:
+        return None
+    parts = [_name(ch, "suit" if i == len(text) - 1 else "rank") for i, ch in enumerate(text)
+             if ch.isalpha()]  # fmt: skip
+    if any(map(_is_latin, letters)) and any(map(_is_cyrillic, letters)):
+        return (
+            f"mixes Latin and Cyrillic letters ({' with '.join(parts)}): write {_write(readings)}"
+        )
+    if text[:-1].upper() == _TUZ:
+        return (
+            f"{parts[0]} before a suit symbol looks exactly like the Latin T (ten): "
+            f"write {_write(readings)}"
+        )
+    twins = [ch for ch in letters if ch in _CYRILLIC_TWIN or ch in _LATIN_TWIN]
+    if twins:
+        alike = ", ".join(
+            f"{_name(ch, 'rank')} looks like "
+            + (
+                f"Latin {_CYRILLIC_TWIN[ch]}"
+                if _is_cyrillic(ch)
+                else _name(_LATIN_TWIN[ch], "rank")
+            )
+            for ch in twins
+        )
+        return f"{alike}: write {_write(readings)}"
+    return None  # pragma: no cover - a reading needs a look-alike, a mix or a tuz
+
+
 def _explain(text: object) -> str:
     """Why ``text`` is not a card: only called once the fast lookup has failed."""
     if not isinstance(text, str):
         return f"a card must be a string, not {type(text).__name__}"
     if text == "":
         return "empty string"
+    for i, ch in enumerate(text):
+        if ch in _VARIATION_SELECTORS and i > 0:
+            kind, before = _VARIATION_SELECTORS[ch], text[i - 1]
+            rest = text[:i] + text[i + 1 :]
+            fix = f"write {rest}" if rest in CARD_BY_SPELLING else f"without it, {_explain(rest)}"
+            return f"{kind} variation selector U+{ord(ch):04X} after {before}: {fix}"
+    folded = unicodedata.normalize("NFKC", text)
+    if folded != text and folded in CARD_BY_SPELLING:
+        return f"full-width or compatibility characters: write {folded}"
     if len(text) not in (2, 3):
-        return f"wrong length {len(text)}: a card is a rank (9 10 T J Q K A) then a suit (S C H D)"
+        return f"wrong length {len(text)}: a card is a rank ({_RANKS_HINT}) then a suit"
+    confused = _explain_letters(text)
+    if confused is not None:
+        return confused
     rank_text, suit_text = text[:-1], text[-1]
-    if rank_text.upper() not in _RANK_BY_SPELLING:
-        return f"unknown rank {rank_text!r}: expected one of 9 10 T J Q K A"
+    if not any(rank_text.upper() in s for t in (_LATIN_RANKS, _RUSSIAN_RANKS) for s in t.values()):
+        return f"unknown rank {rank_text!r}: expected one of {_RANKS_HINT}"
     if suit_text.upper() not in SUIT_BY_SPELLING:
-        return f"unknown suit {suit_text!r}: expected one of S C H D ♠ ♣ ♥ ♦"
+        return f"unknown suit {suit_text!r}: expected one of {_SUITS_HINT}"
     return "not a card"  # pragma: no cover - every accepted pair is in the table
 
 
@@ -239,7 +422,31 @@ class TrumpError(RulesError):
     def __init__(self, value: object) -> None:
         self.value = value
         shown = value if isinstance(value, str | int | float | bool) else type(value).__name__
-        super().__init__(f"invalid trump {shown!r}: expected one of S C H D ♠ ♣ ♥ ♦ or null")
+        self.reason = _explain_trump(value)
+        super().__init__(f"invalid trump {shown!r}: {self.reason}")
+
+
+def _explain_trump(value: object) -> str:
+    """Why a trump was refused, naming a look-alike letter or variation selector if there is one."""
+    expected = f"expected one of {_SUITS_HINT} or null"
+    if not isinstance(value, str) or not 1 <= len(value) <= 2:
+        return expected
+    ch = value[0]
+    if len(value) == 2:
+        if value[1] not in _VARIATION_SELECTORS:
+            return expected
+        fix = f"write {ch}" if ch in SUIT_BY_SPELLING else expected
+        selector = value[1]
+        kind = _VARIATION_SELECTORS[selector]
+        return f"{kind} variation selector U+{ord(selector):04X} after {ch}: {fix}"
+    twin = (_CYRILLIC_TWIN if _is_cyrillic(ch) else _LATIN_TWIN).get(ch, "")
+    if twin not in SUIT_BY_SPELLING:
+        return expected
+    suit = SUIT_BY_SPELLING[twin]
+    return (
+        f"{_name(ch, 'suit')} is not a suit but looks like {_name(twin, 'suit')}: "
+        f"write {suit.value}, {suit.symbol} or {_RUSSIAN_SUITS[suit][0]} for {_SUIT_NAME[suit]}"
+    )
 
 
 def parse_suit(text: object) -> Suit | None:

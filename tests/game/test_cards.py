@@ -42,6 +42,10 @@ def test_rules_1_there_are_24_distinct_cards() -> None:
         ("T♥", "10H"),
         ("10♦", "10D"),
         ("a♠", "AS"),
+        ("ТП", "AS"),
+        ("кк", "KC"),
+        ("Д♥", "QH"),
+        ("10б", "10D"),
     ],
 )
 def test_rules_2_aliases_parse_to_the_canonical_card(text: str, code: str) -> None:
@@ -63,6 +67,8 @@ def test_rules_2_every_card_round_trips_through_its_canonical_code() -> None:
         ("1S", "unknown rank"),
         ("11S", "unknown rank"),
         ("BS", "unknown rank"),
+        ("ТS", "mixes Latin and Cyrillic"),
+        ("Т♠", "looks exactly like the Latin T"),
         ("KX", "unknown suit"),
         ("K♤", "unknown suit"),
         (10, "must be a string"),
@@ -94,13 +100,24 @@ def test_rules_2_output_is_canonical_upper_case() -> None:
 
 @pytest.mark.parametrize(
     ("text", "suit"),
-    [("S", Suit.SPADES), ("c", Suit.CLUBS), ("♥", Suit.HEARTS), ("d", Suit.DIAMONDS), (None, None)],
+    [
+        ("S", Suit.SPADES),
+        ("c", Suit.CLUBS),
+        ("♥", Suit.HEARTS),
+        ("d", Suit.DIAMONDS),
+        (None, None),
+        ("П", Suit.SPADES),
+        ("т", Suit.CLUBS),
+        ("К", Suit.CLUBS),
+        ("ч", Suit.HEARTS),
+        ("Б", Suit.DIAMONDS),
+    ],
 )
 def test_rules_2_trump_is_a_suit_or_null(text: str | None, suit: Suit | None) -> None:
     assert parse_suit(text) is suit
 
 
-@pytest.mark.parametrize("bad", ["", "X", "SS", "spades", 1, True])
+@pytest.mark.parametrize("bad", ["", "X", "SS", "spades", 1, True, "T", "K", "ПП"])
 def test_rules_2_bad_trump_is_refused(bad: object) -> None:
     with pytest.raises(TrumpError):
         parse_suit(bad)
