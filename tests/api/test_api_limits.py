@@ -159,7 +159,7 @@ def test_gunicorn_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPat
     assert conf["limit_request_line"] == 512
     assert conf["limit_request_fields"] == 20
     assert conf["limit_request_field_size"] == 1024
-    import gunicorn.http.wsgi
+    import gunicorn.http.wsgi  # type: ignore[import-untyped]
 
     assert gunicorn.http.wsgi.SERVER == "quart-bezique"
 
