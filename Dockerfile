@@ -23,7 +23,7 @@ RUN python3 -m venv /opt/venv
 COPY pyproject.toml constraints.txt README.md ./
 COPY service ./service
 # Versions are pinned by constraints.txt. pip itself is not needed at run time: it leaves the venv.
-RUN /opt/venv/bin/python -m pip install --no-cache-dir -c constraints.txt . \
+RUN /opt/venv/bin/python -m pip install --no-cache-dir -c constraints.txt '.[server]' \
     && /opt/venv/bin/python -m pip uninstall --yes --quiet pip setuptools wheel \
     && /opt/venv/bin/python -c "import gunicorn, service"
 

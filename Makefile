@@ -14,11 +14,11 @@ $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.run-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
-	$(PIP) -e .
+	$(PIP) -e '.[server]'
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
-	$(PIP) -e '.[test,bench]'
+	$(PIP) -e '.[server,test,bench]'
 	touch $@ $(VENV)/.run-installed
 
 run: $(VENV)/.run-installed
@@ -50,7 +50,7 @@ openapi: $(VENV)/.test-installed
 # Re-pin every dependency (run after changing pyproject.toml, then commit constraints.txt).
 lock:
 	rm -rf .lock-venv && $(PYTHON) -m venv .lock-venv
-	.lock-venv/bin/pip install --disable-pip-version-check -q -e '.[test,bench]'
+	.lock-venv/bin/pip install --disable-pip-version-check -q -e '.[server,test,bench]'
 	.lock-venv/bin/pip freeze --exclude-editable | grep -v '^quart-bezique' > constraints.txt
 	rm -rf .lock-venv
 
