@@ -83,9 +83,12 @@ class _Walk:
             if len(unknown) > MAX_REPORTED_ERRORS:
                 message = schema.error_messages["unknown"]
                 return {key: [message] for key in unknown[:MAX_REPORTED_ERRORS]}
-        for key, field in _walked_fields(schema):
+        for key, field, short in _walked_fields(schema):
             if key in data:
-                found = self.field(field, data[key], (*path, key))
+                value = data[key]
+                if short is not None and type(value) is list and len(value) <= short:
+                    continue  # within its limit, and no items to walk: nothing to find
+                found = self.field(field, value, (*path, key))
                 if found is not None:
                     return {key: found}
         return None
@@ -148,18 +151,31 @@ def _planned(owner: object) -> Any:
     return found[1] if found is not None and found[0] is owner else None
 
 
-def _walked_fields(schema: Schema) -> tuple[tuple[str, fields.Field[Any]], ...]:
-    """The fields whose values the walk descends into, by their key in the body."""
-    plan: tuple[tuple[str, fields.Field[Any]], ...] | None = _planned(schema)
+_Walked = tuple[tuple[str, fields.Field[Any], int | None], ...]
+
+
+def _walked_fields(schema: Schema) -> _Walked:
+    """The fields whose values the walk descends into, by their key in the body; for a list of
+    scalars, also the length up to which it is skipped (its smallest limit)."""
+    plan: _Walked | None = _planned(schema)
     if plan is None:
         walked = (fields.List, fields.Nested, HandsByPlayer)
         plan = tuple(
-            (field.data_key or name, field)
+            (field.data_key or name, field, _short(field))
             for name, field in schema.fields.items()
             if isinstance(field, walked)
         )
         _PLANS[id(schema)] = (schema, plan)
     return plan
+
+
+def _short(field: fields.Field[Any]) -> int | None:
+    if not isinstance(field, fields.List):
+        return None
+    plan = _list_plan(field)
+    if plan.walked:
+        return None
+    return min((limit for _, limit in plan.limits), default=None)
 
 
 def _list_plan(field: fields.List[Any]) -> _ListPlan:

@@ -46,10 +46,10 @@ def _script(name: str) -> ModuleType:
 worst_shapes = _script("worst_shapes")
 
 MIB = 1024 * 1024
-MAX_DESERIALISED = 2_000
-"""Fields marshmallow may deserialise for one body (the worst shape needs about 1,750)."""
-MAX_ERRORS_BUILT = 2_000
-"""Validation errors marshmallow may build for one body (one per error found, up to 1,000)."""
+MAX_DESERIALISED = 1_000
+"""Fields marshmallow may deserialise for one body (the worst shape needs about 880)."""
+MAX_ERRORS_BUILT = 1_000
+"""Validation errors marshmallow may build for one body (one per error found, up to 500)."""
 MAX_TRACED = 80 * MIB
 """Peak Python allocation of one request: under 12 MiB but for orjson's output buffers, which
 reserve far more address space than they touch (a 760 KB key-sorted re-serialisation traces as
