@@ -127,6 +127,25 @@ def test_the_value_budget_follows_the_configured_limits() -> None:
     problem(small.post("/v1/hands/score", json={"cards": [[]] * 2_000}), 413, "BODY_TOO_LARGE")
 
 
+def test_the_largest_valid_bodies_fit_the_value_budget() -> None:
+    """Counted from commas and brackets, even inside strings: the budget leaves room for the
+    largest valid batch and for every action's player id spelt with 64 of them."""
+    client = app_from_env().test_client()
+    ids = ["," * 64, "[" * 64, "{" * 64, ",[" * 32]
+    actions = [{"player": ids[i % 4], "type": "stake", "amount": 9_007_199_254_740_991}
+               for i in range(1_000)]  # fmt: skip
+    body = {"players": ids, "dealer": ids[3], "ante": 1, "minimum_stake": 1,
+            "maximum_stake": 9_007_199_254_740_991, "actions": actions}  # fmt: skip
+    data = orjson.dumps(body)
+    response = client.post("/v1/betting/validate", data=data, content_type="application/json")
+    assert response.status_code == 200, response.get_data()[:300]
+    hand = {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
+    data = orjson.dumps({"hands": [hand] * 10_000, "breakdown": True})
+    response = client.post("/v1/hands/batch-score", data=data, content_type="application/json")
+    assert response.status_code == 200
+    assert len(orjson.loads(response.get_data())["results"]) == 10_000
+
+
 def test_floods_of_unknown_fields_are_reported_bounded() -> None:
     client = app_from_env().test_client()
     body = {f"field{i:05d}": i for i in range(20_000)}
