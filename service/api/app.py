@@ -12,7 +12,9 @@ gives every request its id, API-key check, security headers, metrics and audit l
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import orjson
 from flask import Flask
@@ -20,6 +22,8 @@ from flask import Flask
 from service.game.odds import ensure_odds_tables
 from service.game.ruleset import RULESET
 from service.game.scoring import ensure_tables
+from service.integrity import Manifest, current_manifest
+from service.receipts import Keyring, Signer, signer_from_env
 
 from . import (
     betting,
@@ -34,6 +38,7 @@ from . import (
     openapi,
     rounds,
     showdown,
+    verdicts,
 )
 from .auth import ApiKeys
 from .config import Config
@@ -42,7 +47,24 @@ from .routes import ResolvedFlask
 from .schemas import RequestSchemas, request_schemas
 from .sink import AuditSink
 
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
+log = logging.getLogger("service.api")
+
 EXTENSION = "quart_bezique"
+Signing = tuple[Signer, Keyring]
+"""The receipt signer and every key receipts verify with (``service.receipts``)."""
+
+
+def _manifest() -> Manifest | None:
+    """The running build's manifest, or None when it cannot be computed (``/readyz`` then
+    fails: a build that cannot say what it is must not take traffic)."""
+    try:
+        return current_manifest()
+    except Exception:
+        log.exception("the build manifest cannot be computed")
+        return None
 
 
 @dataclass(frozen=True)
@@ -58,11 +80,19 @@ class AppState:
     """The per-request envelope: audit line, metrics, API keys, security headers."""
 
 
-def create_app(config: Config | None = None, *, audit_sink: Sink | None = None) -> Flask:
-    """Build the service. ``config`` defaults to the environment (``Config.from_env``);
-    ``audit_sink`` receives each audit line (default: an ``AuditSink`` on stdout, whose
-    readiness ``/readyz`` reports)."""
-    config = Config.from_env() if config is None else config
+def create_app(
+    config: Config | None = None,
+    *,
+    audit_sink: Sink | None = None,
+    signing: Signing | None = None,
+) -> Flask:
+    """Build the service. ``config`` defaults to the environment (``Config.from_env``), and so
+    does ``signing`` then (``SIGNING_KEY_FILE``...: ``service.receipts.signer_from_env``); an
+    explicit ``config`` signs only with an explicit ``signing``. ``audit_sink`` receives each
+    audit line (default: an ``AuditSink`` on stdout, whose readiness ``/readyz`` reports)."""
+    if config is None:
+        config = Config.from_env()
+        signing = signer_from_env() if signing is None else signing
     if config.build_tables:
         ensure_tables()
         ensure_odds_tables()
@@ -80,10 +110,20 @@ def create_app(config: Config | None = None, *, audit_sink: Sink | None = None) 
     app.register_blueprint(rounds.blueprint(schemas, config))
     sink: Sink = AuditSink() if audit_sink is None else audit_sink
     ready_checks = [(sink.ready, meta.AUDIT_LAGGING)] if isinstance(sink, AuditSink) else []
+    manifest = _manifest()
+    if manifest is None:
+        ready_checks.append((lambda: False, "the build manifest cannot be computed"))
     app.register_blueprint(meta.blueprint(config, ready_checks))
     app.register_blueprint(docs.blueprint(spec_bytes))
     version = openapi.service_version()
-    app.register_blueprint(index.blueprint(version))
+    build = manifest.digest if manifest is not None else None
+    app.register_blueprint(index.blueprint(version, build))
+    inner: list[WSGIApplication] = []
+    app.register_blueprint(
+        verdicts.blueprint(
+            signing[1] if signing is not None else None, manifest, version, lambda: inner[0]
+        )
+    )
     app_metrics = metrics.Metrics(version, RULESET)
     app.register_blueprint(metrics.blueprint(app_metrics))
     errors.register(app, config)
@@ -101,6 +141,7 @@ def create_app(config: Config | None = None, *, audit_sink: Sink | None = None) 
         ruleset=RULESET,
         body_timeout=config.body_read_timeout,
         cors_origins=config.cors_origins,
+        signer=signing[0] if signing is not None else None,
         shortcuts={
             hands.SCORE_PATH: hands.ScoreShortcut(config.max_body_bytes),
             betting.VALIDATE_PATH: betting.BettingShortcut(
@@ -108,6 +149,7 @@ def create_app(config: Config | None = None, *, audit_sink: Sink | None = None) 
             ),
         },
     )
+    inner.append(observer.app)
     app.extensions[EXTENSION] = AppState(
         config, schemas, spec, spec_bytes.yaml, spec_bytes.json, observer
     )

@@ -313,6 +313,8 @@ KINDS: Final[dict[str, Kind]] = {
 }
 """Endpoints that judge something. Any other route's body is canonical as sent (keys sorted)."""
 PLAIN: Final = Kind(_as_sent, _always, _none)
+SIGNED_ROUTES: Final = frozenset(KINDS)
+"""The verdict endpoints: their 200 answers carry a signed receipt when a key is configured."""
 
 
 def canonical_body(path: str, body: Any) -> bytes:

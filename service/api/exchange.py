@@ -42,6 +42,7 @@ class Exchange:
         "kind",
         "raw",
         "reason",
+        "receipt",
         "received",
         "request_id",
         "residue",
@@ -57,7 +58,8 @@ class Exchange:
         self.kind = kind
         """How this route's bodies are canonicalised and its answers summarised."""
         self.audit = audit_log
-        """Whether digests and summaries are wanted (the metrics always are)."""
+        """Whether digests and summaries are wanted, for the audit line or a receipt (the metrics
+        always are)."""
         self.status: str | None = None
         """The WSGI status line, as passed to ``start_response``."""
         self.body: Any = None
@@ -84,6 +86,8 @@ class Exchange:
         self.received = False
         """The whole body has been read (``http.read_json``): no deadline applies any more."""
         self.timed_out = False
+        self.receipt: str | None = None
+        """The verdict's signed receipt, when a signing key is configured."""
         """The body did not arrive in time (``deadline.py`` cut the connection's read side)."""
 
     def reset(self) -> None:

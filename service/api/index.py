@@ -26,6 +26,8 @@ LINKS = {
     "rules": "/v1/rules",
     "health": "/healthz",
     "ready": "/readyz",
+    "build": "/v1/build",
+    "jwks": "/.well-known/jwks.json",
 }
 
 
@@ -38,12 +40,21 @@ class IndexLinksSchema(BaseSchema):
     )
     health = fields.String(required=True)
     ready = fields.String(required=True)
+    build = fields.String(required=True)
+    jwks = fields.String(
+        required=True, metadata={"description": "The keys that verify verdict receipts."}
+    )
 
 
 class IndexSchema(BaseSchema):
     service = fields.String(required=True)
     version = fields.String(required=True, metadata={"description": "The service's version."})
     ruleset = fields.String(required=True, metadata={"description": "The ruleset adjudicated."})
+    build = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The running build's digest (`GET /v1/build` has its manifest)."},
+    )
     links = fields.Nested(IndexLinksSchema, required=True)
 
 
@@ -57,10 +68,16 @@ INDEX = Operation(
 )
 
 
-def blueprint(version: str) -> Blueprint:
+def blueprint(version: str, build: str | None) -> Blueprint:
     bp = Blueprint("index", __name__)
     body = orjson.dumps(
-        {"service": SERVICE_NAME, "version": version, "ruleset": RULESET, "links": LINKS}
+        {
+            "service": SERVICE_NAME,
+            "version": version,
+            "ruleset": RULESET,
+            "build": build,
+            "links": LINKS,
+        }
     )
 
     @bp.get("/")

@@ -34,7 +34,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from flask import Flask
 
+from service.receipts import RECEIPT_HEADER, Signer
+
 from . import audit, auth
+from .audit import SIGNED_ROUTES
 from .cors import Cors
 from .deadline import BodyDeadlines
 from .docs import DOCS_CSP, DOCS_PAGE
@@ -108,9 +111,13 @@ class Observer:
         sink: Sink,
         deadlines: BodyDeadlines | None = None,
         cors: Cors | None = None,
+        signer: Signer | None = None,
     ) -> None:
         self.app = app
         self.cors = cors
+        self.signer = signer
+        self.digests = audit_log or signer is not None
+        """Whether verdicts' digests are taken: for the audit line, the receipt, or both."""
         self.router = router
         self.deadlines = deadlines
         self.metrics = metrics
@@ -125,9 +132,7 @@ class Observer:
         resolution = self.router.resolve(environ)
         environ[RESOLUTION_KEY] = resolution
         route = resolution.route
-        ex = Exchange(
-            audit.request_id(environ.get("HTTP_X_REQUEST_ID")), route.kind, self.audit_log
-        )
+        ex = Exchange(audit.request_id(environ.get("HTTP_X_REQUEST_ID")), route.kind, self.digests)
         held = _Held()
 
         def respond(
@@ -154,6 +159,8 @@ class Observer:
             local.exchange = None
             if watched:
                 deadlines.forget(ex)  # type: ignore[union-attr]
+        if self.signer is not None and ex.judged and route.label in SIGNED_ROUTES:
+            self._sign(ex, route, held)
         if not self._record(ex, route, environ, perf_counter() - started) and ex.judged:
             _close(body)
             ex.status = held.status = _UNAUDITED[0]
@@ -171,6 +178,18 @@ class Observer:
             _close(body)
             return []
         return body
+
+    def _sign(self, ex: Exchange, route: Route, held: _Held) -> None:
+        """The verdict's receipt, in its header; its identifiers go to the audit line."""
+        if ex.status is None or not ex.status.startswith("200"):
+            return
+        if ex.body_digest is None or ex.response_digest is None:  # pragma: no cover - always set
+            raise RuntimeError(f"verdict {ex.request_id} has no digests to sign")
+        receipt = self.signer.sign_digests(  # type: ignore[union-attr]
+            route.label, ex.body_digest, ex.response_digest
+        )
+        held.headers.append((RECEIPT_HEADER, receipt))
+        ex.receipt = receipt
 
     def _answer(
         self,
@@ -249,6 +268,11 @@ class Observer:
             record["path"] = environ.get("PATH_INFO", "")[: audit.MAX_PATH_LOGGED]
         if ex.key_id is not None:
             record["key_id"] = ex.key_id
+        if ex.receipt is not None:
+            record["receipt"] = {
+                "kid": self.signer.kid,  # type: ignore[union-attr]
+                "sha256": audit.sha256(ex.receipt.encode("ascii")),
+            }
         if ex.body_digest is not None:
             record["body_sha256"] = ex.body_digest
         elif ex.sorted_body is not None:  # refused after parsing: the same canonical form
@@ -291,6 +315,7 @@ def install(
     body_timeout: float | None = None,
     shortcuts: dict[str, Shortcut] | None = None,
     cors_origins: tuple[str, ...] = (),
+    signer: Signer | None = None,
 ) -> Observer:
     """Wrap ``app.wsgi_app``; call once every route is registered (the router is built from the
     URL map, so a route added later would be unmatched)."""
@@ -305,6 +330,7 @@ def install(
         ruleset=ruleset,
         deadlines=BodyDeadlines(body_timeout) if body_timeout else None,
         cors=Cors(cors_origins) if cors_origins else None,
+        signer=signer,
     )
     app.wsgi_app = observer  # type: ignore[method-assign]
     return observer

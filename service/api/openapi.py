@@ -18,6 +18,7 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from flask import Flask
 from marshmallow import Schema, fields
 
+from .audit import SIGNED_ROUTES
 from .fields import HandsByPlayer, JsonSchemaMixin
 from .http import JSON_MEDIA_TYPE
 from .problems import PROBLEM_MEDIA_TYPE
@@ -71,6 +72,11 @@ TAGS: Final = (
     {"name": "rounds", "description": "Settling rounds (section 10)."},
     {"name": "rules", "description": "The ruleset as data."},
     {
+        "name": "verification",
+        "description": "Receipt keys, the running build and re-adjudication of stored verdicts "
+        "(`docs/verification.md`).",
+    },
+    {
         "name": "operations",
         "description": "Health, readiness, metrics, this document, the docs page.",
     },
@@ -105,6 +111,15 @@ SECURITY: Final[tuple[dict[str, list[str]], ...]] = ({SECURITY_SCHEME: []}, {})
 REQUEST_ID_HEADER: Final = {
     "description": "The request's id in the audit log: the client's `X-Request-ID` when it sent "
     "a sane one (1 to 128 of `A-Z a-z 0-9 . _ ~ : / + = @ -`), else a generated one.",
+    "schema": {"type": "string"},
+}
+
+
+RECEIPT_HEADER: Final = {
+    "description": "The verdict's signed receipt (a compact JWS, EdDSA), when the deployment "
+    "configures a signing key: who answered, under which ruleset and build, for which request "
+    "and which exact response bytes. Verify it with `/.well-known/jwks.json`; the format is in "
+    "`docs/verification.md`.",
     "schema": {"type": "string"},
 }
 
@@ -156,7 +171,9 @@ def _json_body(schema: type[Schema] | None, raw: Mapping[str, Any] | None) -> di
     return {"schema": schema if schema is not None else dict(raw or {"type": "object"})}
 
 
-def _operation(op: Operation, schemas: RequestSchemas, protected: bool) -> dict[str, Any]:
+def _operation(
+    op: Operation, schemas: RequestSchemas, protected: bool, signed: bool
+) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "operationId": op.operation_id,
         "summary": op.summary,
@@ -167,7 +184,8 @@ def _operation(op: Operation, schemas: RequestSchemas, protected: bool) -> dict[
     if op.description:
         doc["description"] = op.description
     if op.request is not None:
-        content: dict[str, Any] = {"schema": getattr(schemas, op.request)}
+        schema = op.request if isinstance(op.request, type) else getattr(schemas, op.request)
+        content: dict[str, Any] = {"schema": schema}
         if op.request_examples:
             content["examples"] = {
                 name: {"value": value} for name, value in op.request_examples.items()
@@ -177,6 +195,8 @@ def _operation(op: Operation, schemas: RequestSchemas, protected: bool) -> dict[
         "description": op.response_description,
         "headers": {"X-Request-ID": {"$ref": "#/components/headers/RequestId"}},
     }
+    if signed:
+        ok["headers"]["Verdict-Receipt"] = {"$ref": "#/components/headers/VerdictReceipt"}
     if op.response is not None or op.raw_response is not None:
         ok["content"] = {op.response_media: _json_body(op.response, op.raw_response)}
     responses: dict[str, Any] = {"200": ok}
@@ -211,6 +231,7 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
     for name, response in _problem_responses().items():
         spec.components.response(name, response)
     spec.components.header("RequestId", REQUEST_ID_HEADER)
+    spec.components.header("VerdictReceipt", RECEIPT_HEADER)
     spec.components.security_scheme(
         SECURITY_SCHEME,
         {
@@ -230,7 +251,10 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
             raise LookupError(f"route {rule.rule} ({rule.endpoint}) has no documented operation")
         for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
             protected = rule.rule.startswith(PROTECTED_PREFIX)
-            paths.setdefault(rule.rule, {})[method.lower()] = _operation(op, schemas, protected)
+            signed = rule.rule in SIGNED_ROUTES
+            paths.setdefault(rule.rule, {})[method.lower()] = _operation(
+                op, schemas, protected, signed
+            )
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     return spec.to_dict()

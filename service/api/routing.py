@@ -28,8 +28,9 @@ class Operation:
     summary: str
     tag: str
     description: str = ""
-    request: str | None = None
-    """Attribute of ``schemas.RequestSchemas`` naming the request body's schema, if any."""
+    request: str | type[Schema] | None = None
+    """The request body's schema: the class itself, or the attribute of
+    ``schemas.RequestSchemas`` naming one whose limits come from the configuration."""
     response: type[Schema] | None = None
     """Schema of the 200 answer (JSON), if it is JSON."""
     response_media: str = "application/json"

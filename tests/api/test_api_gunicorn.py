@@ -42,6 +42,7 @@ def test_every_documented_example_is_answered(live_server: LiveServer, repo_root
         "/v1/showdown",
         "/v1/betting/validate",
         "/v1/rounds/settle",
+        "/v1/verdicts/verify",
     }
     for label, path, body in examples:
         status, answer = post(live_server, path, body)

@@ -35,6 +35,9 @@ EXPECTED_OPERATIONS = {
     ("get", "/openapi.json"),
     ("get", "/docs"),
     ("get", "/"),
+    ("get", "/.well-known/jwks.json"),
+    ("get", "/v1/build"),
+    ("post", "/v1/verdicts/verify"),
 }
 
 

@@ -1,0 +1,241 @@
+"""Verdict receipts over HTTP: every verdict signed when a key is configured, none otherwise; the
+keys published; the running build described; stored verdicts re-adjudicated on demand."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jwt
+import orjson
+import pytest
+from api_support import ok, problem
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service.api import audit
+from service.api.app import create_app
+from service.api.betting import EXAMPLE_ROUND
+from service.api.config import Config
+from service.game.ruleset import RULESET
+from service.integrity import build_digest
+from service.receipts import Keyring, Signer, SigningKey, thumbprint
+
+VERDICTS: dict[str, dict[str, Any]] = {
+    "/v1/hands/score": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+    "/v1/hands/batch-score": {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}], "breakdown": False},
+    "/v1/hands/odds": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+    "/v1/showdown": {
+        "hands": [
+            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
+            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
+        ]
+    },
+    "/v1/betting/validate": EXAMPLE_ROUND,
+    "/v1/rounds/settle": {
+        **EXAMPLE_ROUND,
+        "trump": "H",
+        "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+    },
+}
+
+
+def _key() -> SigningKey:
+    private = Ed25519PrivateKey.generate()
+    return SigningKey(thumbprint(private.public_key()), private)
+
+
+class Signed:
+    """An app signing with a fresh key (and knowing an older one, for rotation)."""
+
+    def __init__(self) -> None:
+        self.key = _key()
+        self.old = _key()
+        keyring = Keyring(self.key, (self.key.public, self.old.public))
+        signer = Signer(self.key, version="1.0.0", build=build_digest())
+        self.lines: list[bytes] = []
+        self.app: Flask = create_app(
+            Config(), audit_sink=self.lines.append, signing=(signer, keyring)
+        )
+        self.client: FlaskClient = self.app.test_client()
+
+    def record(self) -> dict[str, Any]:
+        line: dict[str, Any] = orjson.loads(self.lines[-1])
+        return line
+
+
+@pytest.fixture(scope="module")
+def signed() -> Signed:
+    return Signed()
+
+
+@pytest.mark.parametrize("path", sorted(VERDICTS))
+def test_every_verdict_carries_a_receipt_an_independent_library_verifies(
+    signed: Signed, path: str
+) -> None:
+    response = signed.client.post(path, json=VERDICTS[path])
+    assert response.status_code == 200
+    receipt = response.headers["Verdict-Receipt"]
+    record = signed.record()
+    jwk = jwt.PyJWK.from_dict(signed.client.get("/.well-known/jwks.json").get_json()["keys"][0])
+    claims = jwt.decode(receipt, key=jwk, algorithms=["EdDSA"])
+    assert claims["endpoint"] == path == record["endpoint"]
+    assert claims["request_sha256"] == record["body_sha256"]
+    assert claims["response_sha256"] == audit.sha256(response.get_data())
+    assert claims["ruleset"] == RULESET and claims["build"] == build_digest()
+    assert record["receipt"] == {
+        "kid": signed.key.kid,
+        "sha256": audit.sha256(receipt.encode("ascii")),
+    }
+
+
+def test_a_refusal_carries_no_receipt(signed: Signed) -> None:
+    response = signed.client.post("/v1/hands/score", json={"cards": ["KS"]})
+    assert response.status_code == 422
+    assert "Verdict-Receipt" not in response.headers
+    assert "receipt" not in signed.record()
+
+
+def test_without_a_key_nothing_is_signed(client: FlaskClient) -> None:
+    response = client.post("/v1/hands/score", json=VERDICTS["/v1/hands/score"])
+    assert response.status_code == 200
+    assert "Verdict-Receipt" not in response.headers
+    assert orjson.loads(client.get("/.well-known/jwks.json").get_data()) == {"keys": []}
+
+
+def test_the_jwks_lists_every_key_the_active_first(signed: Signed) -> None:
+    response = signed.client.get("/.well-known/jwks.json")
+    assert response.headers["Content-Type"] == "application/jwk-set+json"
+    keys = response.get_json()["keys"]
+    assert [k["kid"] for k in keys] == [signed.key.kid, signed.old.kid]
+    assert all(k["kty"] == "OKP" and k["crv"] == "Ed25519" and "d" not in k for k in keys)
+
+
+def test_the_build_is_described_and_matches_the_index(client: FlaskClient) -> None:
+    build = ok(client.get("/v1/build"))
+    assert build["build"] == build_digest() == ok(client.get("/"))["build"]
+    assert build["ruleset"] == RULESET
+    assert "service/game/scoring.py" in build["manifest"]["files"]
+    assert (
+        audit.sha256(orjson.dumps(build["manifest"], option=orjson.OPT_SORT_KEYS))
+        == (build["build"])
+    )
+
+
+def _verify(client: FlaskClient, **fields: Any) -> dict[str, Any]:
+    body = {"endpoint": "/v1/hands/score", "ruleset": RULESET, **fields}
+    answer: dict[str, Any] = ok(client.post("/v1/verdicts/verify", json=body))
+    return answer
+
+
+@pytest.mark.parametrize("path", sorted(VERDICTS))
+def test_a_stored_verdict_replays_to_the_same_bytes(signed: Signed, path: str) -> None:
+    response = signed.client.post(path, json=VERDICTS[path])
+    receipt = response.headers["Verdict-Receipt"]
+    result = _verify(signed.client, endpoint=path, request=VERDICTS[path], receipt=receipt)
+    assert result["match"] is True
+    assert result["receipt"] == {"valid": True, "reason": "VALID", "kid": signed.key.kid}
+    assert result["response_sha256"]["recomputed"] == audit.sha256(response.get_data())
+    assert result["status"] == 200
+
+
+def test_the_request_may_be_spelled_differently(signed: Signed) -> None:
+    response = signed.client.post("/v1/hands/score", json=VERDICTS["/v1/hands/score"])
+    respelled = {"trump": "♠", "cards": ["ks", "Q♠", "js", "JC"]}
+    result = _verify(signed.client, request=respelled, receipt=response.headers["Verdict-Receipt"])
+    assert result["match"] is True
+
+
+def test_a_receipt_for_another_request_is_refused(signed: Signed) -> None:
+    response = signed.client.post("/v1/hands/score", json=VERDICTS["/v1/hands/score"])
+    other = {"cards": ["KS", "QS", "JS", "JD"], "trump": "S"}
+    result = _verify(signed.client, request=other, receipt=response.headers["Verdict-Receipt"])
+    assert result["match"] is False
+    assert result["receipt"]["reason"] == "REQUEST_MISMATCH"
+
+
+def test_a_receipt_from_an_unknown_key_is_refused(signed: Signed) -> None:
+    stranger = Signer(_key(), version="1.0.0", build=build_digest())
+    body = VERDICTS["/v1/hands/score"]
+    answer = signed.client.post("/v1/hands/score", json=body).get_data()
+    receipt = stranger.sign("/v1/hands/score", audit.sha256(b"x"), answer)
+    result = _verify(signed.client, request=body, receipt=receipt)
+    assert result["match"] is False and result["receipt"]["reason"] == "UNKNOWN_KEY"
+
+
+def test_a_receipt_by_a_rotated_out_key_still_verifies(signed: Signed) -> None:
+    body = VERDICTS["/v1/hands/score"]
+    response = signed.client.post("/v1/hands/score", json=body)
+    digest = signed.record()["body_sha256"]
+    old = Signer(signed.old, version="1.0.0", build=build_digest())
+    receipt = old.sign("/v1/hands/score", digest, response.get_data())
+    result = _verify(signed.client, request=body, receipt=receipt)
+    assert result["receipt"] == {"valid": True, "reason": "VALID", "kid": signed.old.kid}
+
+
+def test_a_receipt_under_another_ruleset_is_refused(signed: Signed) -> None:
+    body = VERDICTS["/v1/hands/score"]
+    response = signed.client.post("/v1/hands/score", json=body)
+    digest = signed.record()["body_sha256"]
+    other = Signer(signed.key, version="1.0.0", build=build_digest(), ruleset="classic/0")
+    receipt = other.sign("/v1/hands/score", digest, response.get_data())
+    result = _verify(signed.client, request=body, receipt=receipt)
+    assert result["match"] is False and result["receipt"]["reason"] == "RULESET_MISMATCH"
+
+
+def test_an_altered_receipt_is_refused(signed: Signed) -> None:
+    body = VERDICTS["/v1/hands/score"]
+    receipt = signed.client.post("/v1/hands/score", json=body).headers["Verdict-Receipt"]
+    head, payload, signature = receipt.split(".")
+    claims = orjson.loads(jwt.utils.base64url_decode(payload))
+    altered = copy.deepcopy(claims)
+    altered["time"] = "2020-01-01T00:00:00.000000Z"
+    forged = ".".join(
+        (head, jwt.utils.base64url_encode(orjson.dumps(altered, option=orjson.OPT_SORT_KEYS))
+         .decode(), signature)
+    )  # fmt: skip
+    result = _verify(signed.client, request=body, receipt=forged)
+    assert result["match"] is False and result["receipt"]["reason"] == "BAD_SIGNATURE"
+
+
+def test_a_response_digest_alone_is_compared(signed: Signed) -> None:
+    body = VERDICTS["/v1/hands/score"]
+    answer = signed.client.post("/v1/hands/score", json=body).get_data()
+    assert _verify(signed.client, request=body, response_sha256=audit.sha256(answer))["match"]
+    wrong = _verify(signed.client, request=body, response_sha256="0" * 64)
+    assert wrong["match"] is False and wrong["receipt"] is None
+
+
+def test_a_replay_leaves_no_trace_in_the_outer_audit_record(signed: Signed) -> None:
+    before = len(signed.lines)
+    _verify(signed.client, request=VERDICTS["/v1/hands/score"], response_sha256="0" * 64)
+    assert len(signed.lines) == before + 1
+    assert signed.record()["endpoint"] == "/v1/verdicts/verify"
+    assert "receipt" not in signed.record()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"endpoint": "/v1/rules", "ruleset": RULESET, "request": {}},
+        {"endpoint": "/v1/hands/score", "ruleset": "classic/9", "request": {}},
+        {"endpoint": "/v1/hands/score", "ruleset": RULESET},
+        {"endpoint": "/v1/hands/score", "ruleset": RULESET, "request": {}, "receipt": ""},
+    ],
+)
+def test_a_malformed_verify_request_is_a_422(client: FlaskClient, body: dict[str, Any]) -> None:
+    problem(client.post("/v1/verdicts/verify", json=body), 422, "VALIDATION_ERROR")
+
+
+def test_a_replayed_refusal_is_reported_with_its_status(signed: Signed) -> None:
+    result = _verify(signed.client, request={"cards": ["KS"]}, response_sha256="0" * 64)
+    assert result["status"] == 422 and result["match"] is False
+
+
+def test_the_documented_example_is_a_match(client: FlaskClient) -> None:
+    """The contract's example of a verification is real: replayed now, it matches."""
+    from service.api.verdicts import VERIFY
+
+    (example,) = VERIFY.request_examples.values()
+    assert ok(client.post("/v1/verdicts/verify", json=example))["match"] is True
