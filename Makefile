@@ -43,6 +43,7 @@ loadtest: $(VENV)/.test-installed
 
 bench: $(VENV)/.test-installed
 	$(PY) scripts/bench.py
+	$(PY) scripts/signing_cost.py
 
 openapi: $(VENV)/.test-installed
 	$(PY) -m service.api > openapi.yaml
