@@ -24,6 +24,8 @@ import marshmallow
 import orjson
 import pytest
 from flask import Flask
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from marshmallow import fields
 
 from service.api.app import create_app
@@ -241,3 +243,88 @@ def test_explained_lists_sit_in_schemas_without_schema_validators(app: Flask) ->
             explained += 1
             assert not schema._hooks.get("validates_schema"), type(schema).__name__
     assert explained == 3  # batch hands, betting and settlement actions
+
+
+GOOD_HAND = {"cards": ["KS", "QS", "JS", "JC"]}
+BAD_HANDS: st.SearchStrategy[Any] = st.one_of(
+    st.fixed_dictionaries(
+        {"cards": st.lists(st.sampled_from(["KS", "10h", "XX", 0, None, "", "T♦"]), max_size=6)},
+        optional={"trump": st.sampled_from(["H", "x", None, 1]), "extra": st.just(1)},
+    ),
+    st.sampled_from([[], None, "KS", {}, {"trump": "S"}]),
+)
+GOOD_ACTION = {"player": "ann", "type": "fold"}
+BAD_ACTIONS: st.SearchStrategy[Any] = st.one_of(
+    st.fixed_dictionaries(
+        {"player": st.sampled_from(["ann", "", 0, "x" * 65]),
+         "type": st.sampled_from(["fold", "stake", "bet", 1])},
+        optional={"amount": st.sampled_from([1, 0, 1.5, True, "1"]), "extra": st.just(1)},
+    ),
+    st.sampled_from([[], None, "fold", {}]),
+)  # fmt: skip
+
+
+EXAMPLES = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def _mixed(good: Any, bad: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    """65 to 120 items (long enough to be explained item by item), up to 40 of them bad."""
+    return st.tuples(
+        st.integers(65, 120), st.lists(st.tuples(st.integers(0, 119), bad), max_size=40)
+    ).map(lambda spec: _placed([good] * spec[0], spec[1]))
+
+
+def _placed(items: list[Any], bad: list[tuple[int, Any]]) -> list[Any]:
+    for index, item in bad:
+        items[index % len(items)] = item
+    return items
+
+
+def _schema_answer(schema: marshmallow.Schema, body: Any) -> dict[str, Any] | None:
+    try:
+        schema.load(body)
+    except marshmallow.ValidationError as error:
+        return validation_problem(error.messages).document()
+    return None
+
+
+@EXAMPLES
+@given(
+    hands=_mixed(GOOD_HAND, BAD_HANDS),
+    breakdown=st.sampled_from([True, "yes", None]),
+    other=st.booleans(),
+)  # fmt: skip
+def test_explained_batches_answer_as_the_schema(
+    app: Flask, hands: list[Any], breakdown: Any, other: bool
+) -> None:
+    body: dict[str, Any] = {"hands": hands}
+    if breakdown is not None:
+        body["breakdown"] = breakdown
+    if other:
+        body["other"] = 1
+    expected = _schema_answer(app.extensions["quart_bezique"].schemas.batch(), body)
+    response = app.test_client().post("/v1/hands/batch-score", json=body)
+    if expected is None:
+        assert response.status_code == 200
+    else:
+        assert orjson.loads(response.get_data()) == expected
+
+
+@EXAMPLES
+@given(actions=_mixed(GOOD_ACTION, BAD_ACTIONS), ante=st.sampled_from([1, 0]), settle=st.booleans())
+def test_explained_sequences_answer_as_the_schema(
+    app: Flask, actions: list[Any], ante: int, settle: bool
+) -> None:
+    body = {"players": ["ann", "bob"], "dealer": "bob", "ante": ante, "actions": actions}
+    schemas = app.extensions["quart_bezique"].schemas
+    schema = schemas.settle() if settle else schemas.betting()
+    expected = _schema_answer(schema, body)
+    path = "/v1/rounds/settle" if settle else "/v1/betting/validate"
+    response = app.test_client().post(path, json=body)
+    if expected is not None:
+        assert orjson.loads(response.get_data()) == expected
+    else:
+        assert response.status_code in (200, 422)  # a verdict, or the rules' own refusal
+        assert orjson.loads(response.get_data()).get("code") != "VALIDATION_ERROR"
