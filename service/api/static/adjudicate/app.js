@@ -1,0 +1,104 @@
+// The page's entry point: loads the catalogs, wires the views, the language switch and the key.
+
+import { apiKey, call, setApiKey } from "./api.js";
+import * as betting from "./betting.js";
+import { cardGrid, cardInputs, fillCardOptions, trumpOptions } from "./cards.js";
+import { $ } from "./dom.js";
+import * as hand from "./hand.js";
+import { language, loadCatalogs, onLanguage, setLanguage, t } from "./i18n.js";
+import * as odds from "./odds.js";
+import * as settle from "./settle.js";
+import * as sheet from "./sheet.js";
+import * as showdown from "./showdown.js";
+
+const VIEWS = ["hand", "showdown", "betting", "settle", "sheet"];
+const DEFAULTS = {
+  hand: ["KS", "QS", "JS", "JC"],
+  sd0: ["KH", "QH", "KD", "10D"],
+  sd1: ["QS", "JC", "QH", "JD"],
+  odds: ["KS", "QS", "JS", "JC"],
+};
+
+function translateStatic() {
+  document.documentElement.lang = language();
+  document.title = t("title");
+  for (const node of document.querySelectorAll("[data-i18n]")) {
+    node.textContent = t(node.dataset.i18n, { n: node.dataset.n });
+  }
+  $("views-nav").setAttribute("aria-label", t("nav.label"));
+  for (const select of document.querySelectorAll(".trump-select")) trumpOptions(select);
+  fillCardOptions();
+  cardGrid($("card-grid"), "hand");
+  for (const lang of ["ru", "en"]) $(`lang-${lang}`).setAttribute("aria-pressed", String(language() === lang));
+  keyStatus();
+}
+
+function keyStatus() {
+  $("key-status").textContent = apiKey() ? t("key.set") : t("key.unset");
+}
+
+function show(view) {
+  for (const name of VIEWS) {
+    $(`view-${name}`).hidden = name !== view;
+    const button = document.querySelector(`[data-view="${name}"]`);
+    if (name === view) button.setAttribute("aria-current", "page");
+    else button.removeAttribute("aria-current");
+  }
+  if (view === "settle") settle.refreshSeats();
+  sessionStorage.setItem("qb-view", view);
+}
+
+async function main() {
+  await loadCatalogs();
+  for (const container of document.querySelectorAll("[data-cards]")) {
+    const prefix = container.dataset.cards;
+    cardInputs(container, prefix);
+    (DEFAULTS[prefix] || []).forEach((code, i) => { $(`${prefix}-card-${i}`).value = code; });
+  }
+  betting.init();
+  translateStatic();
+  settle.refreshSeats();
+  sheet.render();
+
+  $("lang-ru").addEventListener("click", () => setLanguage("ru"));
+  $("lang-en").addEventListener("click", () => setLanguage("en"));
+  onLanguage(() => {
+    translateStatic();
+    hand.render();
+    showdown.render();
+    betting.retranslate();
+    settle.render();
+    odds.render();
+    sheet.render();
+  });
+  $("key-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    setApiKey($("api-key").value.trim());
+    $("api-key").value = "";
+    keyStatus();
+  });
+  $("key-forget").addEventListener("click", () => { setApiKey(""); keyStatus(); });
+  for (const button of document.querySelectorAll("[data-view]")) {
+    button.addEventListener("click", () => show(button.dataset.view));
+  }
+  $("hand-form").addEventListener("submit", hand.submit);
+  $("showdown-form").addEventListener("submit", showdown.submit);
+  $("settle-form").addEventListener("submit", settle.submit);
+  $("odds-form").addEventListener("submit", odds.submit);
+  $("sheet-print").addEventListener("click", () => window.print());
+  show(VIEWS.includes(sessionStorage.getItem("qb-view")) ? sessionStorage.getItem("qb-view") : "hand");
+
+  try {
+    const index = await call("GET", ".");
+    if (index.ok) sheet.setService(index.body);
+  } catch {
+    // the sheet then shows "—" for the service version
+  }
+  document.body.dataset.ready = "true";
+}
+
+main().catch((error) => {
+  const box = document.getElementById("server-error");
+  box.hidden = false;
+  box.textContent = String(error);
+});

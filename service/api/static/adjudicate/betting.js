@@ -1,0 +1,219 @@
+// View 3: a betting round as an editable list of actions, judged step by step. The service
+// answers POST /v1/betting/validate with the state after a sequence, so the timeline asks it once
+// per prefix of the list (n + 1 calls) and stops at the first illegal action.
+
+import { call } from "./api.js";
+import { $, clear, clearErrors, el } from "./dom.js";
+import { number, t } from "./i18n.js";
+import { showFailure, showProblem } from "./problems.js";
+import { REASON_SECTIONS, sectionLabel } from "./rules.js";
+import { record } from "./sheet.js";
+
+export const TYPES = ["stake", "fold", "top_up", "open"];
+const DEFAULT_ACTIONS = [
+  { player: "ann", type: "stake", amount: 5 },
+  { player: "bob", type: "fold" },
+  { player: "dan", type: "open", amount: 5 },
+];
+let timeline = null;
+
+function amountOf(id) {
+  const text = $(id).value.trim();
+  if (text === "") return undefined;
+  const value = Number(text);
+  return Number.isFinite(value) ? value : text;
+}
+
+export function seats() {
+  return $("bet-players").value.split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** The round's setup and actions as the API takes them (optional limits left out). */
+export function roundPayload() {
+  const payload = { players: seats(), dealer: $("bet-dealer").value.trim(), ante: amountOf("bet-ante") };
+  const min = amountOf("bet-min");
+  const max = amountOf("bet-max");
+  if (min !== undefined) payload.minimum_stake = min;
+  if (max !== undefined) payload.maximum_stake = max;
+  payload.actions = [...$("bet-actions").querySelectorAll("tr")].map((row, i) => {
+    const action = { player: $(`act-${i}-player`).value.trim(), type: $(`act-${i}-type`).value };
+    const amount = amountOf(`act-${i}-amount`);
+    if (action.type !== "fold" && amount !== undefined) action.amount = amount;
+    return action;
+  });
+  return payload;
+}
+
+function typeOptions(select) {
+  const chosen = select.value;
+  select.replaceChildren(...TYPES.map((type) => el("option", { value: type, text: t(`action.${type}`) })));
+  select.value = chosen || "stake";
+}
+
+function renumber() {
+  [...$("bet-actions").querySelectorAll("tr")].forEach((row, i) => {
+    const fields = row.querySelectorAll("[data-field]");
+    row.querySelector("th").textContent = String(i + 1);
+    for (const field of fields) {
+      const name = field.dataset.field;
+      field.id = `act-${i}-${name}`;
+      const label = row.querySelector(`label[data-for="${name}"]`);
+      if (label) label.setAttribute("for", field.id);
+      const err = row.querySelector(`.err[data-for="${name}"]`);
+      if (err) err.id = `act-${i}-${name}-err`;
+    }
+    row.querySelector("button").setAttribute("aria-label", t("betting.remove.n", { n: i + 1 }));
+  });
+}
+
+function addRow(action = { player: "", type: "stake" }) {
+  const cell = (name, control) => el("td", {},
+    el("label", { class: "sr", "data-for": name, text: t(`betting.${name === "type" ? "type" : name}`) }),
+    control, el("span", { class: "err", "data-for": name }));
+  const type = el("select", { "data-field": "type" });
+  typeOptions(type);
+  type.value = action.type;
+  const amount = el("input", { "data-field": "amount", type: "number", min: "1", step: "1", value: action.amount ?? "" });
+  const sync = () => { amount.disabled = type.value === "fold"; };
+  type.addEventListener("change", sync);
+  sync();
+  const remove = el("button", { type: "button", class: "remove", text: "×" });
+  const row = el("tr", {},
+    el("th", { scope: "row" }),
+    cell("player", el("input", { "data-field": "player", list: "seat-options", value: action.player, autocomplete: "off" })),
+    cell("type", type),
+    cell("amount", amount),
+    el("td", {}, remove));
+  remove.addEventListener("click", () => { row.remove(); renumber(); });
+  $("bet-actions").append(row);
+  renumber();
+}
+
+export function init() {
+  for (const action of DEFAULT_ACTIONS) addRow(action);
+  $("bet-add").addEventListener("click", () => {
+    addRow();
+    $(`act-${$("bet-actions").rows.length - 1}-player`).focus();
+  });
+  $("betting-form").addEventListener("submit", submit);
+  document.body.append(el("datalist", { id: "seat-options" }));
+  $("bet-players").addEventListener("input", fillSeats);
+  fillSeats();
+}
+
+function fillSeats() {
+  $("seat-options").replaceChildren(...seats().map((seat) => el("option", { value: seat })));
+}
+
+export function retranslate() {
+  for (const select of $("bet-actions").querySelectorAll("select")) typeOptions(select);
+  for (const label of $("bet-actions").querySelectorAll("label[data-for]")) {
+    label.textContent = t(`betting.${label.dataset.for}`);
+  }
+  renumber();
+  render();
+}
+
+function pointerInput(pointer) {
+  const match = /^\/actions\/(\d+)(?:\/(player|type|amount))?$/.exec(pointer);
+  if (match) return `act-${match[1]}-${match[2] || "player"}`;
+  const setup = { "/players": "bet-players", "/dealer": "bet-dealer", "/ante": "bet-ante",
+    "/minimum_stake": "bet-min", "/maximum_stake": "bet-max" };
+  if (pointer in setup) return setup[pointer];
+  if (/^\/players\/\d+$/.test(pointer)) return "bet-players";
+  return null;
+}
+
+export function actionText(action) {
+  const amount = action.amount === undefined ? "" : ` ${number(action.amount)}`;
+  return t("action.by", { player: action.player, action: t(`action.${action.type}`) + amount });
+}
+
+export function legalText(legal) {
+  if (legal.type === "fold") return t("legal.fold");
+  if (legal.type === "stake") {
+    return t("legal.stake", { min: number(legal.min), max: legal.max === null ? "∞" : number(legal.max) });
+  }
+  return t(`legal.${legal.type}`, { amount: number(legal.amount) });
+}
+
+function stateCells(state) {
+  const who = state.players.map((p) => `${p.player} ${number(p.contributed)}${p.folded ? ` (${t("state.folded")})` : ""}`).join(", ");
+  let next = state.to_act ?? "—";
+  if (state.top_up_pending) next = `${next} (${t("state.owes")})`;
+  return [t(`phase.${state.phase}`), number(state.pot), state.current_stake === null ? "—" : number(state.current_stake), next, who];
+}
+
+export function describeVerdict(body, payload) {
+  const lines = [
+    t("sheet.round", { players: payload.players.join(", "), dealer: payload.dealer, ante: payload.ante }),
+    ...payload.actions.map((a, i) => `${i + 1}. ${actionText(a)}`),
+  ];
+  const sections = ["9.1", "9.2", "9.10"];
+  if (body.valid) lines.push(t("betting.valid", { phase: t(`phase.${body.state.phase}`), pot: number(body.state.pot) }));
+  else {
+    lines.push(t("betting.illegal", { n: body.error.index + 1, reason: t(`reason.${body.error.code}`), message: body.error.message }));
+    sections.push("9.11", ...REASON_SECTIONS[body.error.code] || []);
+  }
+  return { title: t("betting.title"), lines, sections };
+}
+
+export function render() {
+  const box = clear($("betting-result"));
+  if (!timeline) return;
+  const rows = timeline.steps.map((step) => el("tr", { class: step.illegal ? "illegal" : "" },
+    el("th", { scope: "row", text: step.index === 0 ? t("timeline.start") : String(step.index) }),
+    el("td", { text: step.action ? actionText(step.action) : t("timeline.antes") }),
+    ...stateCells(step.state).map((text) => el("td", { text }))));
+  box.append(el("table", { class: "timeline" },
+    el("caption", { text: t("timeline.caption") }),
+    el("thead", {}, el("tr", {}, ["#", "timeline.action", "timeline.phase", "timeline.pot", "timeline.stake", "timeline.next", "timeline.players"]
+      .map((key) => el("th", { scope: "col", text: key === "#" ? "#" : t(key) })))),
+    el("tbody", {}, rows)));
+  const verdict = timeline.verdict;
+  if (verdict && !verdict.valid) {
+    const code = verdict.error.code;
+    box.append(el("div", { class: "explain illegal-box", role: "note" },
+      el("p", { class: "verdict lose", text: t("betting.illegal", { n: verdict.error.index + 1, reason: t(`reason.${code}`), message: verdict.error.message }) }),
+      el("p", { class: "sections", text: ["9.11", ...REASON_SECTIONS[code] || []].map(sectionLabel).join("; ") }),
+      el("p", { text: verdict.state.legal_actions.length
+        ? t("betting.alternatives", { player: verdict.state.to_act ?? "—" }) : t("betting.none") }),
+      el("ul", {}, verdict.state.legal_actions.map((legal) => el("li", { text: legalText(legal) })))));
+  } else if (verdict) {
+    box.append(el("p", { class: "verdict win", text: t("betting.valid", { phase: t(`phase.${verdict.state.phase}`), pot: number(verdict.state.pot) }) }),
+      el("p", { class: "sections", text: ["9.10", "9.7"].map(sectionLabel).join("; ") }));
+  }
+}
+
+export async function submit(event) {
+  event.preventDefault();
+  clearErrors($("betting-form"));
+  $("betting-err").textContent = "";
+  const payload = roundPayload();
+  timeline = { steps: [], verdict: null };
+  clear($("betting-result")).append(el("p", { class: "hint", text: t("working") }));
+  try {
+    for (let n = 0; n <= payload.actions.length; n += 1) {
+      const exchange = await call("POST", "v1/betting/validate", { ...payload, actions: payload.actions.slice(0, n) });
+      if (!exchange.ok) {
+        showProblem(exchange, "betting-err", pointerInput);
+        timeline = null;
+        break;
+      }
+      const body = exchange.body;
+      const done = !body.valid || n === payload.actions.length;
+      if (body.valid) timeline.steps.push({ index: n, action: payload.actions[n - 1], state: body.state });
+      else timeline.steps.push({ index: n, action: payload.actions[n - 1], state: body.state, illegal: true });
+      if (done) {
+        timeline.verdict = body;
+        const sent = { ...payload, actions: payload.actions.slice(0, n) };
+        record(exchange, () => describeVerdict(body, sent));
+        break;
+      }
+    }
+  } catch (error) {
+    showFailure("betting-err", error);
+    timeline = null;
+  }
+  render();
+}

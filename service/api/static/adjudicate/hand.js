@@ -1,0 +1,64 @@
+// View 1: score one hand (POST /v1/hands/score).
+
+import { call } from "./api.js";
+import { readCards } from "./cards.js";
+import { renderBreakdown, sectionsOf } from "./breakdown.js";
+import { $, clear, clearErrors, el } from "./dom.js";
+import { t } from "./i18n.js";
+import { showFailure, showProblem } from "./problems.js";
+import { record } from "./sheet.js";
+
+let last = null;
+
+function cardPointer(pointer) {
+  const match = /^\/cards\/(\d)$/.exec(pointer);
+  if (match) return `hand-card-${match[1]}`;
+  if (pointer === "/trump") return "hand-trump";
+  if (pointer === "/cards") return "hand-card-0";
+  return null;
+}
+
+export function render() {
+  const box = clear($("hand-result"));
+  if (!last || !last.ok) return;
+  box.append(renderBreakdown(last.body, last.body.trump, t("hand.result")));
+}
+
+export function describe(exchange) {
+  const body = exchange.body;
+  return {
+    title: t("hand.title"),
+    lines: [
+      t("sheet.hand", { cards: body.cards.join(" "), trump: body.trump ? t(`suit.${body.trump}`) : t("trump.none") }),
+      t("score", { n: body.score }),
+      ...body.combinations.map((c) => `${t(`combo.${c.type}`)}: ${c.cards.join(" ")} = ${c.points}`),
+      ...body.loose.map((l) => `${t("loose")}: ${l.card} = ${l.points}`),
+    ],
+    sections: ["2.2", ...sectionsOf(body, body.trump)],
+  };
+}
+
+export async function submit(event) {
+  event.preventDefault();
+  const form = $("hand-form");
+  clearErrors(form);
+  $("hand-result").replaceChildren(el("p", { class: "hint", text: t("working") }));
+  const payload = { cards: readCards("hand"), trump: $("hand-trump").value || null };
+  try {
+    const exchange = await call("POST", "v1/hands/score", payload);
+    last = exchange;
+    if (exchange.ok) record(exchange, () => describe(exchange));
+    else {
+      const err = el("p", { class: "error", id: "hand-err", role: "alert" });
+      clear($("hand-result")).append(err);
+      showProblem(exchange, "hand-err", cardPointer);
+      if (!err.textContent) err.remove();
+      return;
+    }
+  } catch (error) {
+    clear($("hand-result")).append(el("p", { class: "error", id: "hand-err", role: "alert" }));
+    showFailure("hand-err", error);
+    return;
+  }
+  render();
+}

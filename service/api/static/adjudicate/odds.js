@@ -1,0 +1,82 @@
+// View 4b: a hand's odds against the rest of the shoe (POST /v1/hands/odds): win, tie and loss
+// as a bar, the exact counts, and the percentile.
+
+import { call } from "./api.js";
+import { readCards } from "./cards.js";
+import { $, clear, clearErrors, el } from "./dom.js";
+import { number, t } from "./i18n.js";
+import { showFailure, showProblem } from "./problems.js";
+import { sectionLabel } from "./rules.js";
+import { record } from "./sheet.js";
+
+let last = null;
+
+function pointerInput(pointer) {
+  const match = /^\/cards\/(\d)$/.exec(pointer);
+  if (match) return `odds-card-${match[1]}`;
+  if (pointer === "/trump") return "odds-trump";
+  if (pointer === "/opponents") return "odds-opponents";
+  return null;
+}
+
+const percent = (x) => `${number(x * 100, 2)} %`;
+
+function outcome(body, key, count) {
+  const exact = body[count] === null ? "" : ` (${number(body[count])} ${t("odds.of")} ${number(body.total)})`;
+  return `${t(`odds.${key}`)}: ${percent(body[key])}${exact}`;
+}
+
+export function render() {
+  const box = clear($("odds-result"));
+  if (!last || !last.ok) return;
+  const body = last.body;
+  const bar = el("div", { class: "bar", role: "img", "aria-label": ["win", "tie", "loss"].map((k) => `${t(`odds.${k}`)} ${percent(body[k])}`).join(", ") },
+    ...["win", "tie", "loss"].map((key) => {
+      const part = el("span", { class: `bar-${key}` });
+      part.style.width = `${(body[key] * 100).toFixed(3)}%`;
+      return part;
+    }));
+  box.append(
+    el("p", { class: "score", text: t("odds.summary", { score: body.score, n: body.opponents }) }),
+    bar,
+    el("ul", { class: "odds" },
+      el("li", { class: "win", text: outcome(body, "win", "wins") }),
+      el("li", { class: "tie", text: outcome(body, "tie", "ties") }),
+      el("li", { class: "loss", text: outcome(body, "loss", "losses") })),
+    el("p", { text: t("odds.percentile", { p: number(body.percentile, 1) }) }),
+    el("p", { class: "hint", text: body.exact ? t("odds.exact", { remaining: body.remaining })
+      : t("odds.estimate", { samples: number(body.samples), seed: body.seed, se: number(body.standard_error, 4) }) }),
+    el("p", { class: "sections", text: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"].map(sectionLabel).join("; ") }));
+}
+
+export function describe(exchange) {
+  const body = exchange.body;
+  return {
+    title: t("odds.title"),
+    lines: [
+      t("sheet.hand", { cards: body.cards.join(" "), trump: body.trump ? t(`suit.${body.trump}`) : t("trump.none") }),
+      t("odds.summary", { score: body.score, n: body.opponents }),
+      outcome(body, "win", "wins"), outcome(body, "tie", "ties"), outcome(body, "loss", "losses"),
+      t("odds.percentile", { p: number(body.percentile, 1) }),
+    ],
+    sections: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"],
+  };
+}
+
+export async function submit(event) {
+  event.preventDefault();
+  clearErrors($("odds-form"));
+  $("odds-err").textContent = "";
+  const payload = { cards: readCards("odds"), trump: $("odds-trump").value || null, opponents: Number($("odds-opponents").value) };
+  clear($("odds-result")).append(el("p", { class: "hint", text: t("working") }));
+  try {
+    last = await call("POST", "v1/hands/odds", payload);
+  } catch (error) {
+    showFailure("odds-err", error);
+    return;
+  }
+  const exchange = last;
+  if (exchange.ok) record(exchange, () => describe(exchange));
+  else showProblem(exchange, "odds-err", pointerInput);
+  render();
+}

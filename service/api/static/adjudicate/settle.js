@@ -1,0 +1,121 @@
+// View 4a: settle a round (POST /v1/rounds/settle): payouts and nets, and where the odd chip of a
+// split pot went and why.
+
+import { call } from "./api.js";
+import { readCards, cardInputs } from "./cards.js";
+import { renderBreakdown } from "./breakdown.js";
+import { roundPayload, seats } from "./betting.js";
+import { $, clear, clearErrors, el } from "./dom.js";
+import { number, t } from "./i18n.js";
+import { showFailure, showProblem } from "./problems.js";
+import { sectionLabel } from "./rules.js";
+import { record } from "./sheet.js";
+
+let last = null;
+let shown = [];
+const DEFAULT_HANDS = { ann: ["KS", "QS", "JS", "JC"], dan: ["QH", "QH", "QD", "9C"] };
+
+/** One row of four card inputs per seat, keeping what was typed for seats that stay. */
+export function refreshSeats() {
+  const now = seats();
+  if (now.join("\n") === shown.join("\n")) return;
+  const kept = Object.fromEntries(shown.map((seat, i) => [seat, readCards(`st${i}`)]));
+  const box = clear($("settle-hands"));
+  now.forEach((seat, i) => {
+    const inputs = el("div", { class: "card-inputs" });
+    box.append(el("fieldset", { class: "seat-hand" }, el("legend", { text: t("settle.hand.of", { player: seat }) }), inputs));
+    cardInputs(inputs, `st${i}`);
+    const cards = kept[seat] || (shown.length === 0 ? DEFAULT_HANDS[seat] : null);
+    if (cards) cards.forEach((code, j) => { $(`st${i}-card-${j}`).value = code; });
+  });
+  shown = now;
+}
+
+function pointerInput(pointer) {
+  const match = /^\/hands\/([^/]+)(?:\/(\d))?$/.exec(pointer);
+  if (match) {
+    const seat = shown.indexOf(match[1].replace(/~1/g, "/").replace(/~0/g, "~"));
+    if (seat >= 0) return `st${seat}-card-${match[2] || 0}`;
+  }
+  if (pointer === "/trump") return "settle-trump";
+  return null;
+}
+
+/** Who got the odd chip: with two winners and an odd pot, the one paid more (rule 10.2). */
+export function oddChip(body) {
+  if (body.winners.length < 2 || body.pot % body.winners.length === 0) return null;
+  const paid = body.players.filter((p) => body.winners.includes(p.player));
+  const top = Math.max(...paid.map((p) => p.payout));
+  return paid.find((p) => p.payout === top).player;
+}
+
+function outcomeLines(body) {
+  const lines = [];
+  if (!body.showdown) lines.push(t("settle.uncontested", { player: body.winners[0], pot: number(body.pot) }));
+  else if (body.winners.length === 1) lines.push(t("settle.won", { player: body.winners[0], pot: number(body.pot) }));
+  else lines.push(t("settle.split", { players: body.winners.join(", "), pot: number(body.pot) }));
+  const odd = oddChip(body);
+  if (odd) lines.push(t("settle.odd", { player: odd }));
+  else if (body.winners.length > 1) lines.push(t("settle.even"));
+  return lines;
+}
+
+function sections(body) {
+  return [body.showdown ? "10.2" : "10.1", "10.3", ...(body.showdown ? ["8.2"] : ["9.6"])];
+}
+
+export function render() {
+  const box = clear($("settle-result"));
+  for (const legend of $("settle-hands").querySelectorAll("legend")) {
+    const i = [...$("settle-hands").children].indexOf(legend.parentElement);
+    legend.textContent = t("settle.hand.of", { player: shown[i] });
+  }
+  if (!last || !last.ok) return;
+  const body = last.body;
+  box.append(...outcomeLines(body).map((line, i) => el("p", { class: i === 0 ? "verdict win" : "odd-chip", text: line })),
+    el("p", { class: "sections", text: sections(body).map(sectionLabel).join("; ") }),
+    el("table", { class: "payouts" },
+      el("caption", { text: t("settle.caption", { pot: number(body.pot) }) }),
+      el("thead", {}, el("tr", {}, ["settle.player", "settle.payout", "settle.net"].map((key) => el("th", { scope: "col", text: t(key) })))),
+      el("tbody", {}, body.players.map((p) => el("tr", { class: body.winners.includes(p.player) ? "winner" : "" },
+        el("th", { scope: "row", text: p.player }),
+        el("td", { class: "num", text: number(p.payout) }),
+        el("td", { class: `num ${p.net < 0 ? "neg" : "pos"}`, text: (p.net > 0 ? "+" : "") + number(p.net) }))))));
+  if (body.showdown) {
+    box.append(el("div", { class: "two" }, body.showdown.hands.map((hand) => renderBreakdown(hand, body.showdown.trump, hand.player))));
+  }
+}
+
+export function describe(exchange) {
+  const body = exchange.body;
+  return {
+    title: t("settle.title"),
+    lines: [...outcomeLines(body), ...body.players.map((p) => t("sheet.payout", { player: p.player, payout: number(p.payout), net: (p.net > 0 ? "+" : "") + number(p.net) }))],
+    sections: ["9.10", ...sections(body), ...(body.showdown ? ["8.1", "5.5"] : [])],
+  };
+}
+
+export async function submit(event) {
+  event.preventDefault();
+  refreshSeats();
+  clearErrors($("settle-form"));
+  $("settle-err").textContent = "";
+  const payload = roundPayload();
+  payload.trump = $("settle-trump").value || null;
+  const hands = {};
+  shown.forEach((seat, i) => {
+    const cards = readCards(`st${i}`);
+    if (cards.some(Boolean)) hands[seat] = cards;
+  });
+  payload.hands = hands;
+  try {
+    last = await call("POST", "v1/rounds/settle", payload);
+  } catch (error) {
+    showFailure("settle-err", error);
+    return;
+  }
+  const exchange = last;
+  if (exchange.ok) record(exchange, () => describe(exchange));
+  else showProblem(exchange, "settle-err", pointerInput);
+  render();
+}
