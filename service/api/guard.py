@@ -121,11 +121,14 @@ class _Walk:
                 if self.excess > SLACK:
                     raise _Exceeded
         if plan.walked:
-            inner, check = field.inner, plan.check
+            inner, check, schema = field.inner, plan.check, plan.schema
             for index, item in enumerate(value):
                 if check(item):  # an item its schema accepts exceeds nothing: not walked
                     continue
-                found = self.field(inner, item, (*path, index))
+                if schema is not None:
+                    found = self.object(schema, item, (*path, index))
+                else:
+                    found = self.field(inner, item, (*path, index))
                 if found is not None:
                     return {index: found}
         return None
@@ -139,6 +142,8 @@ class _ListPlan:
     """Items are lists or objects, walked in turn."""
     check: Callable[[Any], bool]
     """Accepts the items that need no walk (``_never`` without a hand-written check)."""
+    schema: Schema | None
+    """The items' schema, when they are objects (``Nested.schema`` is a property that works)."""
 
 
 _PLANS: dict[int, tuple[object, Any]] = {}
@@ -187,10 +192,13 @@ def _list_plan(field: fields.List[Any]) -> _ListPlan:
                 limit = validator.equal if validator.equal is not None else validator.max
                 if limit is not None:
                     limits.append((validator, limit))
+        inner = field.inner
+        schema = inner.schema if isinstance(inner, fields.Nested) else None
         plan = _ListPlan(
             tuple(limits),
-            isinstance(field.inner, fields.List | fields.Nested),
+            isinstance(inner, fields.List | fields.Nested),
             _item_check(field) or _never,
+            schema if isinstance(schema, Schema) else None,
         )
         _PLANS[id(field)] = (field, plan)
     return plan
