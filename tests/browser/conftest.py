@@ -64,16 +64,38 @@ def axe_source() -> str:
     return script.read_text(encoding="utf-8")
 
 
+def serving_the_page(server: LiveServer) -> LiveServer:
+    """The server, once it is known to serve the page (a clear failure if it is not wired)."""
+    status, _, _ = server.request("GET", "/adjudicate")
+    if status != 200:
+        server.stop()
+        pytest.fail(
+            f"GET /adjudicate answered {status}: the app must register adjudicate.blueprint() "
+            "(service/api/app.py), with its assets exempt from the OpenAPI document "
+            "(openapi.UNDOCUMENTED_ENDPOINTS holding 'adjudicate.static')"
+        )
+    return server
+
+
 @pytest.fixture(scope="session")
 def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_server(tmp_path_factory.mktemp("browser-open"))
+    server = serving_the_page(start_server(tmp_path_factory.mktemp("browser-open")))
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="session")
+def api_key() -> str:
+    """``API_KEY`` for test modules (``from conftest import`` would find another suite's
+    conftest when several suites run in one session)."""
+    return API_KEY
+
+
+@pytest.fixture(scope="session")
 def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_server(tmp_path_factory.mktemp("browser-keyed"), API_KEYS=API_KEY)
+    server = serving_the_page(
+        start_server(tmp_path_factory.mktemp("browser-keyed"), API_KEYS=API_KEY)
+    )
     yield server
     server.stop()
 

@@ -21,7 +21,6 @@ import pytest
 from adjudicate_page import Page, js
 from api_support import LiveServer
 from chromium_cdp import Browser, browser
-from conftest import API_KEY
 
 STATUS_LOGS = re.compile(r"the server responded with a status of (401|422)")
 """Chromium logs every refused fetch; those are the refusals the tests provoke on purpose."""
@@ -212,9 +211,16 @@ def test_every_view_in_both_languages(
         media = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf)
         assert media and abs(float(media[1]) - 595.3) < 2 and abs(float(media[2]) - 841.9) < 2
 
+        # Switching language re-renders the verdicts already on the page.
+        other = "en" if lang == "ru" else "ru"
+        page.language(other)
+        assert page.text("h1") == WORDS[other]["title"]
+        assert WORDS[other]["receipt"] in page.text("#sheet")
+        assert WORDS[other]["odd"] in page.text("#settle-result")
+        assert WORDS[other]["coronka"] in page.text("#hand-result")
+
         assert outside(cdp, open_server) == []
         assert unexpected_problems(cdp) == []
-        assert cdp.evaluate("document.documentElement.lang") == lang
 
 
 @pytest.mark.parametrize(
@@ -280,7 +286,7 @@ def test_bad_input_is_explained_next_to_it(chromium: str, open_server: LiveServe
 
 
 def test_a_keyed_server_needs_the_key_typed_into_the_page(
-    chromium: str, keyed_server: LiveServer
+    chromium: str, keyed_server: LiveServer, api_key: str
 ) -> None:
     with browser(chromium) as cdp:
         page = Page(cdp, keyed_server.url)
@@ -289,9 +295,9 @@ def test_a_keyed_server_needs_the_key_typed_into_the_page(
         page.click("#hand-form button[type=submit]")
         page.wait("document.getElementById('hand-err')?.textContent")
         assert "needs an API key" in page.text("#hand-err")
-        page.type("api-key", API_KEY)
+        page.type("api-key", api_key)
         page.click("#key-form button[type=submit]")
-        assert cdp.evaluate("sessionStorage.getItem('qb-api-key')") == API_KEY
+        assert cdp.evaluate("sessionStorage.getItem('qb-api-key')") == api_key
         assert cdp.evaluate("localStorage.length") == 0
         assert cdp.evaluate("document.getElementById('api-key').value") == ""
         page.click("#hand-form button[type=submit]")
@@ -300,7 +306,7 @@ def test_a_keyed_server_needs_the_key_typed_into_the_page(
         sent = [e["params"]["request"]["headers"].get("Authorization")
                 for e in cdp.events if e["method"] == "Network.requestWillBeSent"
                 and e["params"]["request"]["url"].endswith("/v1/hands/score")]  # fmt: skip
-        assert sent == [None, f"Bearer {API_KEY}"]
+        assert sent == [None, f"Bearer {api_key}"]
         page.click("#key-forget")
         assert cdp.evaluate("sessionStorage.getItem('qb-api-key')") is None
         assert outside(cdp, keyed_server) == []
