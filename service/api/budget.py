@@ -88,7 +88,7 @@ def current_budget() -> int:
 def refuse_excess(data: bytes, exchange: Exchange | None) -> None:
     """A 413 problem for a body that may hold more values than the budget, before it is parsed.
     A body shorter than the budget cannot exceed it (each counted character is a byte): nothing is
-    counted then, which spares every ordinary request the three passes."""
+    counted then, which spares every ordinary request the pass."""
     budget = current_budget()
     if len(data) < budget:
         return
