@@ -378,6 +378,8 @@ def _explain(text: object) -> str:
         return f"a card must be a string, not {type(text).__name__}"
     if text == "":
         return "empty string"
+    if len(text) > 4:  # a code and one stray character at most: anything longer is just too long
+        return f"wrong length {len(text)}: a card is a rank ({_RANKS_HINT}) then a suit"
     for i, ch in enumerate(text):
         if ch in _VARIATION_SELECTORS and i > 0:
             kind, before = _VARIATION_SELECTORS[ch], text[i - 1]

@@ -218,6 +218,13 @@ def test_russian_codes_read_as_documented(text: str, code: str) -> None:
     assert parse_card(text).code == code
 
 
+@pytest.mark.parametrize("text", ["\ufe0f" * 100_000, "K♠" + "\ufe0f" * 50_000, "Ｋ" * 100_000])
+def test_long_refusals_are_cheap_and_bounded(text: str) -> None:
+    with pytest.raises(CardError) as caught:
+        parse_card(text)
+    assert caught.value.reason.startswith(f"wrong length {len(text)}")
+
+
 def test_russian_code_is_the_table_first_spelling_and_round_trips() -> None:
     assert [russian_code(c) for c in CARDS[:6]] == ["ТП", "КП", "ДП", "ВП", "10П", "9П"]
     for c in CARDS:
