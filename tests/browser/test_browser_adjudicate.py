@@ -71,12 +71,12 @@ WORDS: dict[str, dict[str, Any]] = {
            "doubled": "×2 trump", "wins": "wins", "odd": "odd chip goes to ann",
            "stake_low": "the stake is below the current stake", "fold": "fold",
            "receipt": "None: the service sent no Verdict-Receipt header.",
-           "hand": ["KS", "qs", "J♠", "jc"], "trump": "S"},
+           "hand": ["KS", "qs", "J♠", "jc"], "trump": "S", "odds": ["KH", "qh", "9♠", "TD"]},
     "ru": {"title": "Кварт-Безик: судейство", "bezique": "Безик", "coronka": "Коронка из 3",
            "doubled": "×2 козырь", "wins": "Выигрывает", "odd": "лишняя фишка достаётся игроку ann",
            "stake_low": "ставка меньше текущей", "fold": "пас",
            "receipt": "Нет: сервис не прислал заголовок Verdict-Receipt.",
-           "hand": ["КП", "дп", "В♠", "вт"], "trump": "S"},
+           "hand": ["КП", "дп", "В♠", "вт"], "trump": "S", "odds": ["КЧ", "дч", "9п", "10Б"]},
 }  # fmt: skip
 
 
@@ -173,12 +173,16 @@ def test_every_view_in_both_languages(
         ]
         assert settled["winners"] == ["ann", "dan"] and settled["pot"] == 25
         assert words["odd"] in page.text("#settle-result")
-        page.select("odds-opponents", "1")
+        page.cards("odds", words["odds"])
+        page.select("odds-opponents", "2")
         page.click("#odds-form button[type=submit]")
         page.wait("document.querySelector('#odds-result .bar')")
-        odds = api(open_server, "/v1/hands/odds", {"cards": ["KS", "QS", "JS", "JC"]})
+        odds = api(
+            open_server, "/v1/hands/odds", {"cards": ["KH", "QH", "9S", "10D"], "opponents": 2}
+        )
         shown = digits(page.text("#odds-result ul.odds"))
-        assert str(odds["wins"]) in shown and str(odds["total"]) in shown
+        assert all(str(odds[k]) in shown for k in ("wins", "ties", "losses", "total"))
+        assert digits(f"{odds['percentile']:.1f}") in digits(page.text("#odds-result"))
         assert page.eval("document.querySelectorAll('#odds-result .bar span').length") == 3
         width = "parseFloat(getComputedStyle(document.querySelector('.bar-{}')).width)"
         assert page.eval(f"{width.format('win')} > {width.format('tie')}")
@@ -190,7 +194,7 @@ def test_every_view_in_both_languages(
         page.view("sheet")
         sheet = page.text("#sheet")
         sent = page.text("#sheet pre")
-        assert json.loads(sent)["cards"] == ["KS", "QS", "JS", "JC"]
+        assert json.loads(sent)["cards"] == words["odds"]
         assert hashlib.sha256(sent.encode()).hexdigest() in sheet
         _, _, again = open_server.request("POST", "/v1/hands/odds", sent.encode(),
                                           {"Content-Type": "application/json"})  # fmt: skip
