@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 
@@ -96,6 +98,23 @@ def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
     server = serving_the_page(
         start_server(tmp_path_factory.mktemp("browser-keyed"), API_KEYS=API_KEY)
     )
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def signed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """gunicorn with a signing key: every verdict carries a ``Verdict-Receipt``."""
+    folder = tmp_path_factory.mktemp("browser-signed")
+    key = folder / "signing.pem"
+    key.write_bytes(
+        Ed25519PrivateKey.generate().private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    server = serving_the_page(start_server(folder, SIGNING_KEY_FILE=str(key)))
     yield server
     server.stop()
 

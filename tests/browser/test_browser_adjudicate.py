@@ -315,3 +315,22 @@ def test_a_keyed_server_needs_the_key_typed_into_the_page(
         assert cdp.evaluate("sessionStorage.getItem('qb-api-key')") is None
         assert outside(cdp, keyed_server) == []
         assert unexpected_problems(cdp) == []
+
+
+def test_the_sheet_shows_the_signed_receipt_when_the_service_sends_one(
+    chromium: str, signed_server: LiveServer
+) -> None:
+    with browser(chromium) as cdp:
+        page = Page(cdp, signed_server.url)
+        page.open()
+        page.language("en")
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.querySelector('#hand-result table.breakdown')")
+        page.view("sheet")
+        receipts = [e["params"]["response"]["headers"].get("Verdict-Receipt")
+                    for e in cdp.events if e["method"] == "Network.responseReceived"
+                    and e["params"]["response"]["url"].endswith("/v1/hands/score")]  # fmt: skip
+        assert len(receipts) == 1 and receipts[0] and receipts[0].count(".") == 2  # a JWS
+        assert receipts[0] in page.text("#sheet").replace("\n", "")
+        assert "no Verdict-Receipt" not in page.text("#sheet")
+        assert unexpected_problems(cdp) == []
