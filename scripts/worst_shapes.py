@@ -152,7 +152,7 @@ SHAPES: Final[tuple[Shape, ...]] = (
           lambda: b'{"players":["a","b"],"dealer":"a","ante":1,"hands":{'
           + b",".join(b'"p%d":[%s]' % (i, b",".join([b"0"] * 68)) for i in range(4_000)) + b"}}"),
     Shape("odds: 3 opponents, most samples", "/v1/hands/odds",
-          lambda: b'{"cards":["KS","QS","JS","JC"],"opponents":3,"samples":100000}'),
+          lambda: b'{"cards":["KS","QS","JS","JC"],"opponents":3,"samples":20000}'),
     Shape("odds: 2 opponents, a new trump and score", "/v1/hands/odds",
           lambda: b'{"cards":["AD","10D","KD","QD"],"trump":"D","opponents":2,'
           b'"seen":["9S","9S","9C","9C","9H","9H"]}'),

@@ -23,9 +23,13 @@ from service.game.cards import (
     parse_suit,
 )
 
-CARD_PATTERN: Final = "^(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]$"
+CARD_PATTERN: Final = (
+    "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
+)
+"""Every spelling the core accepts (docs/rules.md §2): Latin codes, all-Cyrillic codes, and
+Cyrillic face cards before a suit symbol (never a Cyrillic Т, which would read as a Latin T)."""
 """Rank (9 10 T J Q K A, any case) then suit (S C H D, any case, or a suit symbol)."""
-TRUMP_PATTERN: Final = "^[SCHDschd♠♣♥♦]$"
+TRUMP_PATTERN: Final = "^[SCHDschd♠♣♥♦ПТКЧБпткчб]$"
 CARD_CODES: Final[tuple[str, ...]] = tuple(c.code for c in CARDS)
 SUIT_CODES: Final[tuple[str, ...]] = tuple(s.value for s in SUITS)
 PLAYER_MIN_LENGTH: Final = 1
@@ -33,10 +37,13 @@ PLAYER_MAX_LENGTH: Final = 64
 
 CARD_DESCRIPTION: Final = (
     "A card: rank (9 10 J Q K A; T for 10) then suit (S C H D, or ♠ ♣ ♥ ♦), any letter case, "
-    "e.g. `KS`, `10h`, `T♦`. Answers always use the canonical form (`10`, upper case, letters)."
+    "e.g. `KS`, `10h`, `T♦`; or in Russian, all in Cyrillic: rank (9 10 В Д К Т, where Т is the "
+    "ace) then suit (П Т/К Ч Б), e.g. `КП`, `10ч`, `Тб`. Mixed scripts are refused "
+    "(docs/rules.md §2). Answers always use the canonical form (`10`, upper case, Latin)."
 )
 TRUMP_DESCRIPTION: Final = (
-    "The trump suit (S C H D, any case, or ♠ ♣ ♥ ♦); null or absent for the game without trumps."
+    "The trump suit (S C H D or Cyrillic П Т/К Ч Б, any case, or ♠ ♣ ♥ ♦); null or absent for "
+    "the game without trumps."
 )
 
 

@@ -40,7 +40,7 @@ SCORE = Operation(
     summary="Score one hand",
     tag="hands",
     description=(
-        "The best total over all legal declarations of four cards (RULES.md sections 3-6), with "
+        "The best total over all legal declarations of four cards (docs/rules.md §3-§6), with "
         "the declaration that reaches it (ties broken by the documented fixed rule)."
     ),
     request="hand",

@@ -7,7 +7,6 @@ record: references only, nothing is copied.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final
 
 import orjson
@@ -146,31 +145,6 @@ def _refuse_streamed_excess(environ: dict[str, Any]) -> None:
     stream = environ.get("wsgi.input")
     if stream is not None and stream.read(1):
         raise RequestEntityTooLarge()
-
-
-def _refuse_duplicate_keys(data: bytes) -> None:
-    """The exact (slower, rarely needed) check: a 400 naming the first key repeated in an object.
-
-    Two parsers that read a repeated key differently (first or last wins) would adjudicate
-    different requests from one text; a record-keeping service refuses the ambiguity instead.
-    """
-
-    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        seen: dict[str, Any] = {}
-        for key, value in items:
-            if key in seen:
-                shown = key if len(key) <= 40 else key[:39] + "…"
-                raise Problem(
-                    MALFORMED_JSON,
-                    f"the body repeats the key {json.dumps(shown)} in one object",
-                )
-            seen[key] = value
-        return seen
-
-    try:
-        json.loads(data, object_pairs_hook=pairs)
-    except (RecursionError, ValueError):  # pragma: no cover - orjson accepted it already
-        raise Problem(MALFORMED_JSON, "the body is not valid JSON") from None
 
 
 def load(schema: Schema, body: Any) -> Any:

@@ -51,7 +51,8 @@ or nested deeper than 254 levels, or repeats a key within one object) | `MALFORM
 | `REQUEST_TIMEOUT` |
 | 405 | the path exists, the method does not (the `Allow` header lists the methods) \
 | `METHOD_NOT_ALLOWED` |
-| 413 | the body is larger than the limit (1 MiB by default) | `BODY_TOO_LARGE` |
+| 413 | the body is larger than the limit (1 MiB by default), or holds more JSON values \
+ than the largest valid request | `BODY_TOO_LARGE` |
 | 415 | the body is not sent as `application/json` | `UNSUPPORTED_MEDIA_TYPE` |
 | 422 | the JSON does not match the request schema | `VALIDATION_ERROR` |
 | 422 | the request is well formed but the rules refuse it | the rules' code, e.g. \
@@ -93,7 +94,11 @@ PROBLEM_RESPONSES: Final[Mapping[int, tuple[str, str]]] = {
         "MethodNotAllowed",
         "The path does not support this method; `Allow` lists those it does.",
     ),
-    413: ("BodyTooLarge", "The body is larger than the configured limit."),
+    413: (
+        "BodyTooLarge",
+        "The body is larger than the configured limit, or holds more JSON values than the "
+        "largest valid request.",
+    ),
     415: ("UnsupportedMediaType", "The body is not sent as `application/json`."),
     422: (
         "Unprocessable",

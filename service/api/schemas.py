@@ -112,13 +112,14 @@ class ActionSchema(BaseSchema):
             raise ValidationError({"amount": [f"a {kind} needs an amount"]})
 
 
-MAX_ODDS_SAMPLES: Final = 100_000
-"""Monte Carlo samples a request may ask for: bounds the CPU one odds request can cost (~0.3 s)."""
+MAX_ODDS_SAMPLES: Final = 20_000
+"""Monte Carlo samples a request may ask for: the default is also the most, which keeps one odds
+request within the per-request work budget (docs/operations.md, about 60 ms of CPU)."""
 MAX_SEEN: Final = COPIES_IN_SHOE * len(CARDS) - HAND_SIZE
 
 
 class OddsSchema(BaseSchema):
-    """A hand, the cards known to be out of the shoe, and how many opponents (issue 7)."""
+    """A hand, the cards known to be out of the shoe, and how many opponents (docs/rules.md §12)."""
 
     cards = hand_field(required=True)
     trump = TrumpField()
@@ -251,7 +252,7 @@ def _ruleset() -> fields.String:
     return fields.String(
         required=True,
         validate=validate.OneOf([RULESET]),
-        metadata={"description": "The rules this answer follows (RULES.md)."},
+        metadata={"description": "The ruleset this answer follows (docs/rules.md)."},
     )
 
 

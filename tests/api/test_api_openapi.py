@@ -109,7 +109,7 @@ def _ecma(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern.replace("$", r"\Z"))
 
 
-ALPHABET = "910TtJjQqKkAaSsCcHhDd♠♣♥♦Xx0 \n"
+ALPHABET = "910TtJjQqKkAaSsCcHhDd♠♣♥♦Xx0 \nВвДдКкТтПпЧчБб"
 
 
 def _strings(max_length: int) -> list[str]:
