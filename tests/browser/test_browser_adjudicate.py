@@ -258,6 +258,9 @@ def test_bad_input_is_explained_next_to_it(chromium: str, open_server: LiveServe
             == "true"
         )
         assert page.text("#hand-card-0-err") == ""
+        page.language("ru")  # a refusal shown stays shown across a language switch
+        assert message == page.text("#hand-card-2-err")
+        page.language("en")
         # An emoji variation selector after a suit symbol.
         page.cards("hand", ["K♠\ufe0f", "QS", "JS", "JC"])
         page.click("#hand-form button[type=submit]")

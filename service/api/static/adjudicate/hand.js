@@ -19,9 +19,8 @@ function cardPointer(pointer) {
 }
 
 export function render() {
-  const box = clear($("hand-result"));
-  if (!last || !last.ok) return;
-  box.append(renderBreakdown(last.body, last.body.trump, t("hand.result")));
+  if (!last || !last.ok) return; // a refusal stays as shown: its messages are the service's
+  clear($("hand-result")).append(renderBreakdown(last.body, last.body.trump, t("hand.result")));
 }
 
 export function describe(exchange) {
