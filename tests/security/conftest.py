@@ -29,7 +29,7 @@ def keyed_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServe
 SHORT_LIMITS = {
     "HEAD_READ_TIMEOUT": "1",
     "SEND_TIMEOUT": "1",
-    "GUNICORN_KEEPALIVE": "2",
+    "GUNICORN_KEEPALIVE": "4",
     "HEAD_MAX_BYTES": "4096",
     "WEB_CONCURRENCY": "1",
 }
