@@ -26,6 +26,7 @@ from service.integrity import Manifest, current_manifest
 from service.receipts import Keyring, Signer, signer_from_env
 
 from . import (
+    adjudicate,
     betting,
     docs,
     errors,
@@ -115,6 +116,7 @@ def create_app(
         ready_checks.append((lambda: False, "the build manifest cannot be computed"))
     app.register_blueprint(meta.blueprint(config, ready_checks))
     app.register_blueprint(docs.blueprint(spec_bytes))
+    app.register_blueprint(adjudicate.blueprint())
     version = openapi.service_version()
     build = manifest.digest if manifest is not None else None
     app.register_blueprint(index.blueprint(version, build))

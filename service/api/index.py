@@ -9,7 +9,7 @@ nothing the public contract does not.
 from __future__ import annotations
 
 import orjson
-from flask import Blueprint, Response
+from flask import Blueprint, Response, request
 from marshmallow import fields
 
 from service.game.ruleset import RULESET
@@ -19,6 +19,7 @@ from .routing import Operation, documented
 from .schemas import BaseSchema
 
 SERVICE_NAME = "quart-bezique"
+PAGE = "/adjudicate"
 LINKS = {
     "docs": "/docs",
     "openapi_json": "/openapi.json",
@@ -63,9 +64,18 @@ INDEX = Operation(
     summary="What this service is",
     tag="operations",
     description="The service's name, version and ruleset, and links to its docs, contract and "
-    "rules. Open (no API key).",
+    "rules. Open (no API key). A browser (`Accept: text/html` preferred) is sent to the "
+    "adjudicator's page, `/adjudicate`, with a 303.",
     response=IndexSchema,
+    other_responses={303: "A browser: see `/adjudicate`."},
 )
+
+
+def _prefers_html() -> bool:
+    """A browser navigating here (``Accept: text/html`` ranked above JSON); an API client that
+    sends no Accept, ``*/*`` or ``application/json`` gets the index."""
+    accept = request.accept_mimetypes
+    return accept.quality("text/html") > accept.quality("application/json")
 
 
 def blueprint(version: str, build: str | None) -> Blueprint:
@@ -83,6 +93,10 @@ def blueprint(version: str, build: str | None) -> Blueprint:
     @bp.get("/")
     @documented(INDEX)
     def index() -> Response:
+        if _prefers_html():
+            # A person with a browser: the adjudicator's page. The Location is a path, never
+            # built from the request's Host.
+            return Response(status=303, headers={"Location": PAGE, "Cache-Control": "no-store"})
         return static_json_response(body)
 
     return bp

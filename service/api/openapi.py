@@ -27,7 +27,7 @@ from .schemas import ActionSchema, BaseSchema, ProblemSchema, RequestSchemas
 
 OPENAPI_VERSION: Final = "3.1.0"
 TITLE: Final = "Quart-Bezique adjudication service"
-UNDOCUMENTED_ENDPOINTS: Final = frozenset({"docs.static"})
+UNDOCUMENTED_ENDPOINTS: Final = frozenset({"docs.static", "adjudicate.static"})
 """Routes that are not operations: the docs page's own assets."""
 
 DESCRIPTION: Final = """\
@@ -205,6 +205,8 @@ def _operation(
     if op.response is not None or op.raw_response is not None:
         ok["content"] = {op.response_media: _json_body(op.response, op.raw_response)}
     responses: dict[str, Any] = {"200": ok}
+    for status, description in op.other_responses.items():
+        responses[str(status)] = {"description": description}
     for status in sorted({401, *op.problems}) if protected else op.problems:
         name = PROBLEM_RESPONSES[status][0]
         responses[str(status)] = {"$ref": f"#/components/responses/{name}"}

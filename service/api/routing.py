@@ -39,6 +39,8 @@ class Operation:
     """Statuses answered with a problem document."""
     request_examples: Mapping[str, Any] = field(default_factory=dict)
     """Named examples of request bodies (shown on the docs page, tried by schemathesis)."""
+    other_responses: Mapping[int, str] = field(default_factory=dict)
+    """Other answers without a body (a redirect), by status, with their description."""
     raw_response: Mapping[str, Any] | None = None
     """A literal response content schema when ``response`` is not a marshmallow schema."""
 

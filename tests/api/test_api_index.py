@@ -51,3 +51,23 @@ def test_a_missing_content_type_reads_naturally(client: FlaskClient) -> None:
     )
     doc = problem(client.post("/v1/hands/score", data=b"{}", content_type="text/plain"), 415)
     assert doc["detail"].endswith("it was sent as text/plain")
+
+
+@pytest.mark.parametrize(
+    ("accept", "page"),
+    [
+        (None, False),
+        ("*/*", False),
+        ("application/json", False),
+        ("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", True),
+    ],
+)
+def test_a_browser_is_sent_to_the_page(client: FlaskClient, accept: str | None, page: bool) -> None:
+    response = client.get("/", headers={"Accept": accept} if accept else {})
+    if page:
+        assert response.status_code == 303
+        assert (
+            response.headers["Location"] == "/adjudicate"
+        )  # a path: no Host taken from the request
+    else:
+        assert response.status_code == 200 and response.get_json()["service"] == "quart-bezique"

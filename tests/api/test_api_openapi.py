@@ -35,6 +35,7 @@ EXPECTED_OPERATIONS = {
     ("get", "/openapi.json"),
     ("get", "/docs"),
     ("get", "/"),
+    ("get", "/adjudicate"),
     ("get", "/.well-known/jwks.json"),
     ("get", "/v1/build"),
     ("post", "/v1/verdicts/verify"),

@@ -15,7 +15,6 @@ from typing import Any
 
 import orjson
 import pytest
-from conftest import API_KEY, AUTH
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -25,6 +24,8 @@ from service.api.app import create_app
 from service.api.config import Config
 from service.api.routes import RESOLUTION_KEY, Router
 
+API_KEY = "route-resolution-key-0123456789"
+AUTH = {"Authorization": f"Bearer {API_KEY}"}
 SCORE_BODY = {"cards": ["KS", "QS", "JS", "JC"]}
 ANN = "ann\u2028x\u2029"
 SETTLE_BODY = {
