@@ -121,7 +121,8 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
             self._close(conn)
         elif keep:
             now = time.monotonic()
-            idle = now + (self.cfg.keepalive if self.alive else STOP_KEEPALIVE_LINGER)
+            keepalive = self.cfg.keepalive if self.alive else STOP_KEEPALIVE_LINGER
+            idle = now + min(self.cfg.keepalive, keepalive)
             self._wait_for_head(conn, idle, conn.parser.unreader.take_buffered(), False)
         else:
             self._linger(conn)
