@@ -9,7 +9,16 @@ from typing import Any
 from marshmallow import fields, validate
 
 from service.game import betting, scoring
-from service.game.cards import COPIES_IN_SHOE, HAND_SIZE, RANKS, SUITS, Rank, Suit
+from service.game.cards import (
+    COPIES_IN_SHOE,
+    HAND_SIZE,
+    RANKS,
+    RUSSIAN_RANKS,
+    RUSSIAN_SUITS,
+    SUITS,
+    Rank,
+    Suit,
+)
 from service.game.ruleset import RULESET, RULESET_NAME, RULESET_VERSION
 from service.game.scoring import CombinationType
 
@@ -24,6 +33,8 @@ _SUIT_NAMES = {
     Suit.DIAMONDS: "diamonds",
 }
 _RANK_ALIASES = {Rank.TEN: ["T"]}
+SPECIFICATION = "docs/rules.md"
+"""The rules specification, in the service's source repository (sections anchored ``#sN``)."""
 
 
 def _four_of_a_kind_points() -> dict[str, int]:
@@ -82,9 +93,19 @@ def rules_document(config: Config) -> dict[str, Any]:
         "ruleset": RULESET,
         "name": RULESET_NAME,
         "version": RULESET_VERSION,
+        "specification": {
+            "document": SPECIFICATION,
+            "ruleset": RULESET,
+            "notation": SPECIFICATION + "#s2",
+        },
         "cards": {
             "ranks": [
-                {"code": r.value, "aliases": _RANK_ALIASES.get(r, []), "points": r.points}
+                {
+                    "code": r.value,
+                    "aliases": _RANK_ALIASES.get(r, []),
+                    "russian": [a for a in RUSSIAN_RANKS[r] if not a.isdigit()],
+                    "points": r.points,
+                }
                 for r in RANKS
             ],
             "suits": [
@@ -93,6 +114,7 @@ def rules_document(config: Config) -> dict[str, Any]:
                     "name": _SUIT_NAMES[s],
                     "symbol": s.symbol,
                     "colour": "black" if s.is_black else "red",
+                    "russian": list(RUSSIAN_SUITS[s]),
                 }
                 for s in SUITS
             ],
@@ -138,9 +160,23 @@ def _nested(schema: type[BaseSchema], **kwargs: Any) -> fields.Nested:
     return fields.Nested(schema, required=True, **kwargs)
 
 
+class SpecificationSchema(BaseSchema):
+    document = fields.String(
+        required=True,
+        metadata={"description": "The rules specification, in the source repository."},
+    )
+    ruleset = fields.String(required=True, metadata={"description": "The ruleset it specifies."})
+    notation = fields.String(required=True, metadata={"description": "Its card notation section."})
+
+
 class RankSchema(BaseSchema):
     code = fields.String(required=True)
     aliases = fields.List(fields.String(), required=True)
+    russian = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "Russian rank letters (all-Cyrillic codes only)."},
+    )
     points = fields.Integer(required=True, metadata={"description": "Points when loose."})
 
 
@@ -149,6 +185,11 @@ class SuitSchema(BaseSchema):
     name = fields.String(required=True)
     symbol = fields.String(required=True)
     colour = fields.String(required=True, validate=validate.OneOf(["black", "red"]))
+    russian = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "Russian suit letters (all-Cyrillic codes only)."},
+    )
 
 
 class CardsRulesSchema(BaseSchema):
@@ -167,7 +208,14 @@ class ShoeSchema(BaseSchema):
 class CombinationRuleSchema(BaseSchema):
     type = fields.String(required=True, validate=validate.OneOf([t.value for t in CombinationType]))
     cards = fields.Raw(
-        required=True, metadata={"description": "Number of cards (a list when several)."}
+        required=True,
+        metadata={
+            "description": "Number of cards (a list when several).",
+            "oneOf": [
+                {"type": "integer", "minimum": 2, "maximum": 4},
+                {"type": "array", "items": {"type": "integer", "minimum": 2, "maximum": 4}},
+            ],
+        },
     )
     description = fields.String(required=True)
     points = fields.Integer()
@@ -208,6 +256,7 @@ class RulesSchema(BaseSchema):
     ruleset = fields.String(required=True, validate=validate.OneOf([RULESET]))
     name = fields.String(required=True)
     version = fields.Integer(required=True)
+    specification = _nested(SpecificationSchema)
     cards = _nested(CardsRulesSchema)
     shoe = _nested(ShoeSchema)
     hand_size = fields.Integer(required=True)

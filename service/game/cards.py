@@ -158,6 +158,10 @@ _RUSSIAN_SUITS: Final[Mapping[Suit, tuple[str, ...]]] = {
     Suit.DIAMONDS: ("Б",),  # бубны
 }
 _SYMBOLS: Final[Mapping[Suit, tuple[str, ...]]] = {suit: (_SUIT_SYMBOL[suit],) for suit in SUITS}
+RUSSIAN_RANKS: Final = _RUSSIAN_RANKS
+"""The Russian rank letters of each rank (digits shared), for clients that display them."""
+RUSSIAN_SUITS: Final = _RUSSIAN_SUITS
+"""The Russian suit letters of each suit (clubs has two: трефы, крести)."""
 _TUZ: Final = "Т"
 """The Cyrillic rank letter that reads differently as its Latin twin (``T``, ten): section 2.2
 refuses it next to a suit symbol, where nothing else tells the scripts apart."""
