@@ -327,6 +327,128 @@ def test_api_keys_come_from_a_required_secret_file() -> None:
     assert [item["path"] for item in secret["items"]] == [path.name]
 
 
+SIGNING_ROTATION = K8S / "components" / "signing-rotation"
+PRIVATE_KEY_MARKERS = re.compile(
+    rb"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----"
+    rb"|PuTTY-User-Key-File"
+    rb"|\"d\"\s*:\s*\"[A-Za-z0-9_-]{20,}"
+)
+"""PEM private keys of any kind (PKCS#8, RSA, EC, OpenSSH, encrypted), PuTTY keys, and a JWK's
+private member ``d``."""
+
+
+def env_values(c: dict[str, Any]) -> dict[str, str | None]:
+    return {e["name"]: e.get("value") for e in c["env"]}
+
+
+def secret_file(c: dict[str, Any], volumes: list[dict[str, Any]], path: Path) -> dict[str, Any]:
+    """The Secret volume ``path`` is a file of: mounted read-only on its directory, the file one
+    of the Secret's listed items. Returns the volume's ``secret``."""
+    (mount,) = [m for m in c["volumeMounts"] if m["mountPath"] == str(path.parent)]
+    assert mount["readOnly"] is True, f"{mount['name']} is mounted writable"
+    (volume,) = [v for v in volumes if v["name"] == mount["name"]]
+    secret: dict[str, Any] = volume["secret"]
+    assert path.name in [item["path"] for item in secret["items"]]
+    return secret
+
+
+def test_signing_key_comes_from_a_required_secret_mounted_read_only() -> None:
+    """Every verdict is signed in Kubernetes: ``SIGNING_KEY_FILE`` is the one file of a required
+    Secret, on a read-only mount of its own, readable by the service's group and nobody else."""
+    c = container()
+    pod = resource("Deployment")["spec"]["template"]["spec"]
+    env = env_values(c)
+    path = Path(str(env["SIGNING_KEY_FILE"]))
+    assert path.is_absolute()
+    secret = secret_file(c, pod["volumes"], path)
+    assert secret["secretName"] == "quart-bezique-signing-key"
+    assert secret["optional"] is False, "a missing Secret must stop the pod, not the receipts"
+    assert secret["items"] == [{"key": path.name, "path": path.name}]
+    assert secret["defaultMode"] & 0o007 == 0, "the private key is not world-readable"
+    assert secret["defaultMode"] & 0o040, "the service reads it through fsGroup"
+    assert pod["securityContext"]["fsGroup"] == c["securityContext"]["runAsGroup"]
+    api_keys = Path(str(env["API_KEYS_FILE"]))
+    assert path.parent != api_keys.parent, "one Secret per mount: neither hides the other"
+    # The base sets neither of the optional variables: each must name a file that exists.
+    assert "SIGNING_PUBLIC_KEYS_FILE" not in env and "SIGNING_KEY_ID" not in env
+
+
+def test_signing_rotation_component_publishes_earlier_keys_from_the_same_secret(
+    tmp_path: Path,
+) -> None:
+    """k8s/components/signing-rotation: ``SIGNING_PUBLIC_KEYS_FILE`` from the signing Secret,
+    the private key still mounted beside it; the result valid against the schemas."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kustomize.config.k8s.io/v1beta1",
+                "kind": "Kustomization",
+                "resources": [os.path.relpath(K8S, overlay)],
+                "components": [os.path.relpath(SIGNING_ROTATION, overlay)],
+            }
+        )
+    )
+    built = kustomize(overlay)
+    output = tmp_path / "built.yaml"
+    output.write_text(yaml.safe_dump_all(built))
+    kubernetes_validate(None, output)
+    deployment = resource("Deployment", built)
+    (c,) = deployment["spec"]["template"]["spec"]["containers"]
+    volumes = deployment["spec"]["template"]["spec"]["volumes"]
+    env = env_values(c)
+    key = Path(str(env["SIGNING_KEY_FILE"]))
+    public = Path(str(env["SIGNING_PUBLIC_KEYS_FILE"]))
+    assert public.parent == key.parent
+    secret = secret_file(c, volumes, public)
+    assert secret == secret_file(c, volumes, key)
+    assert sorted(item["path"] for item in secret["items"]) == sorted([key.name, public.name])
+    assert secret["optional"] is False
+    # Nothing else of the base changed.
+    base = {k: v for k, v in by_name(list(documents())).items() if k[0] != "Deployment"}
+    assert {k: v for k, v in by_name(built).items() if k[0] != "Deployment"} == base
+
+
+def private_key_material(data: bytes) -> list[str]:
+    return [match.decode("ascii", "replace") for match in PRIVATE_KEY_MARKERS.findall(data)]
+
+
+def test_no_private_key_material_is_committed_under_k8s() -> None:
+    """Keys live in Secrets created by hand (docs/deploy.md), never in the manifests: no file
+    under k8s/ holds a private key, and no manifest is a Secret with data."""
+    files = [path for path in K8S.rglob("*") if path.is_file()]
+    assert len(files) >= len(manifest_files()) + 2
+    for path in files:
+        assert not private_key_material(path.read_bytes()), f"{path} holds private key material"
+        if path.suffix in (".yaml", ".yml"):
+            for doc in yaml.safe_load_all(path.read_text()):
+                assert not (doc and doc.get("kind") == "Secret"), f"{path} defines a Secret"
+
+
+def test_the_private_key_check_finds_keys() -> None:
+    """The check above is not vacuous: it finds a real key in each form it looks for."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import (
+        BestAvailableEncryption,
+        Encoding,
+        NoEncryption,
+        PrivateFormat,
+    )
+
+    key = Ed25519PrivateKey.generate()
+    forms = [
+        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()),
+        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, BestAvailableEncryption(b"pw")),
+        key.private_bytes(Encoding.PEM, PrivateFormat.OpenSSH, NoEncryption()),
+        b'{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A"}',
+    ]
+    for form in forms:
+        assert private_key_material(b"data:\n  key: |\n" + form), form[:40]
+    public = b'{"kty":"OKP","crv":"Ed25519","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}'
+    assert not private_key_material(public)
+
+
 def test_autoscaler_is_cpu_based_from_two_replicas() -> None:
     hpa = resource("HorizontalPodAutoscaler")
     assert hpa["apiVersion"] == "autoscaling/v2"
