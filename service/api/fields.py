@@ -23,6 +23,8 @@ from service.game.cards import (
     parse_suit,
 )
 
+from .error_codes import CountOf, coded
+
 CARD_PATTERN: Final = (
     "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
 )
@@ -64,7 +66,7 @@ class CardField(fields.String):
         try:
             return parse_card(text).code
         except CardError as error:
-            raise ValidationError(f"not a card: {error.reason}") from None
+            raise ValidationError(coded(f"not a card: {error.reason}", error.code)) from None
 
 
 class TrumpField(fields.String):
@@ -79,7 +81,12 @@ class TrumpField(fields.String):
         try:
             suit = parse_suit(text)
         except TrumpError:
-            raise ValidationError("not a suit: expected one of S C H D ♠ ♣ ♥ ♦, or null") from None
+            raise ValidationError(
+                coded(
+                    "not a suit: expected one of S C H D ♠ ♣ ♥ ♦ (or П Т К Ч Б), or null",
+                    "INVALID_TRUMP",
+                )
+            ) from None
         assert suit is not None  # a str never parses to "no trump"
         return suit.value
 
@@ -88,7 +95,9 @@ def hand_field(**kwargs: Any) -> fields.List[str]:
     """Exactly four cards (section 1); the same card may appear more than once."""
     return fields.List(
         CardField(),
-        validate=validate.Length(equal=HAND_SIZE),
+        validate=CountOf(
+            equal=HAND_SIZE, subject="a hand holds", items="cards", code="WRONG_HAND_SIZE"
+        ),
         metadata={
             "description": f"Exactly {HAND_SIZE} cards, in any order.",
             "example": ["KS", "QS", "JS", "JC"],
@@ -134,7 +143,9 @@ class Unique(validate.Validator):
         seen: set[Any] = set()
         for item in value:
             if item in seen:
-                raise ValidationError(f"must be distinct: {item!r} appears more than once")
+                raise ValidationError(
+                    coded(f"must be distinct: {item!r} appears more than once", "DUPLICATE_VALUE")
+                )
             seen.add(item)
         return value
 
@@ -170,13 +181,19 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
         if not isinstance(value, Mapping):
             raise ValidationError("Not a valid mapping type.")
         if len(value) > self._max_players:
-            raise ValidationError(f"at most {self._max_players} hands")
+            raise ValidationError(
+                coded(f"at most {self._max_players} hands, got {len(value)}", "TOO_MANY_PLAYERS")
+            )
         errors: dict[str, Any] = {}
         hands: dict[str, list[str]] = {}
         for player, cards in value.items():
             if not PLAYER_MIN_LENGTH <= len(player) <= PLAYER_MAX_LENGTH:
                 errors[player] = [
-                    f"a player id has {PLAYER_MIN_LENGTH} to {PLAYER_MAX_LENGTH} characters"
+                    coded(
+                        f"a player id has {PLAYER_MIN_LENGTH} to {PLAYER_MAX_LENGTH} characters, "
+                        f"got {len(player)}",
+                        "INVALID_PLAYER",
+                    )
                 ]
                 continue
             try:

@@ -21,6 +21,7 @@ from flask import Response
 
 from service.game.errors import PathElement, RulesError
 
+from .error_codes import code_of
 from .exchange import current
 
 PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
@@ -174,7 +175,9 @@ def _flatten(messages: object, pointer: str, out: list[dict[str, str]]) -> None:
         for item in messages:
             _flatten(item, pointer, out)
     else:
-        out.append({"pointer": _clip(pointer), "message": _clip(str(messages))})
+        out.append(
+            {"pointer": _clip(pointer), "message": _clip(str(messages)), "code": code_of(messages)}
+        )
 
 
 def _clip(text: str) -> str:

@@ -21,6 +21,7 @@ from service.game.ruleset import RULESET
 from service.game.scoring import CombinationType
 
 from .config import Config
+from .error_codes import coded
 from .fields import (
     CARD_CODES,
     SUIT_CODES,
@@ -81,9 +82,8 @@ class ShowdownSchema(BaseSchema):
     def _distinct_players(self, data: dict[str, Any], **kwargs: Any) -> None:
         hands = data.get("hands")
         if hands and len(hands) == 2 and hands[0]["player"] == hands[1]["player"]:
-            raise ValidationError(
-                {"hands": {1: {"player": ["the two hands must belong to different players"]}}}
-            )
+            message = coded("the two hands must belong to different players", "DUPLICATE_PLAYER")
+            raise ValidationError({"hands": {1: {"player": [message]}}})
 
 
 class ActionSchema(BaseSchema):
@@ -107,9 +107,9 @@ class ActionSchema(BaseSchema):
     def _amount_matches_type(self, data: dict[str, Any], **kwargs: Any) -> None:
         kind = data.get("type")
         if kind == FOLD and "amount" in data:
-            raise ValidationError({"amount": ["a fold takes no amount"]})
+            raise ValidationError({"amount": [coded("a fold takes no amount", "INVALID_AMOUNT")]})
         if kind is not None and kind != FOLD and "amount" not in data:
-            raise ValidationError({"amount": [f"a {kind} needs an amount"]})
+            raise ValidationError({"amount": [coded(f"a {kind} needs an amount", "MISSING_FIELD")]})
 
 
 MAX_ODDS_SAMPLES: Final = 20_000
@@ -440,7 +440,15 @@ class ProblemErrorSchema(BaseSchema):
         required=True, metadata={"description": "RFC 6901 JSON pointer into the request body."}
     )
     message = fields.String(required=True)
-    code = fields.String(metadata={"description": "The rules' code, when a rule refused it."})
+    code = fields.String(
+        required=True,
+        metadata={
+            "description": "What is wrong, as a stable machine code: the rules' own where a rule "
+            "refused the value (`INVALID_CARD`, `WRONG_HAND_SIZE`, `SHOE_EXCEEDED`, ...), else "
+            "the schema's (`UNKNOWN_FIELD`, `MISSING_FIELD`, `NOT_AN_INTEGER`, `OUT_OF_RANGE`, "
+            "...): see the error table in docs/api.md."
+        },
+    )
 
 
 class ProblemSchema(BaseSchema):

@@ -201,7 +201,8 @@ def test_the_review_shape_builds_no_error_per_item(app: Flask, work: Work) -> No
     doc = orjson.loads(response.get_data())
     assert response.status_code == 422 and doc["code"] == "VALIDATION_ERROR"
     assert [e["pointer"] for e in doc["errors"]] == ["/hands/0/cards", "/hands/1/cards"]
-    assert doc["errors"][0]["message"] == "Length must be 4."
+    assert doc["errors"][0]["message"] == "a hand holds exactly 4 cards, got 68"
+    assert doc["errors"][0]["code"] == "WRONG_HAND_SIZE"
     assert work.errors <= 4 and work.deserialised == 0
 
 

@@ -1,0 +1,150 @@
+"""One error vocabulary: every ``errors[]`` item has a stable machine code, the library's where
+the rules decide, and a message saying what was expected and what was got."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from api_support import problem
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service import parse_cards
+from service.api.betting import EXAMPLE_ROUND
+from service.api.error_codes import INVALID_VALUE, code_of, coded
+from service.game.errors import RulesError
+
+SCORE = "/v1/hands/score"
+
+CASES: list[tuple[str, dict[str, Any], str, str, str | None]] = [
+    (SCORE, {"cards": ["KS", "QS", "JS"]}, "/cards", "WRONG_HAND_SIZE",
+     "a hand holds exactly 4 cards, got 3"),
+    (SCORE, {"cards": ["KS", "QS", "JS", "1C"]}, "/cards/3", "INVALID_CARD", None),
+    (SCORE, {"cards": ["KS", "QS", "JS", "JC"], "extra": 1}, "/extra", "UNKNOWN_FIELD", None),
+    (SCORE, {}, "/cards", "MISSING_FIELD", None),
+    (SCORE, {"cards": "KS"}, "/cards", "NOT_AN_ARRAY", None),
+    (SCORE, {"cards": ["KS", "QS", "JS", 7]}, "/cards/3", "NOT_A_STRING", None),
+    (SCORE, {"cards": ["KS", "QS", "JS", "JC"], "trump": "X"}, "/trump", "INVALID_TRUMP", None),
+    (SCORE, {"cards": ["КS", "QS", "JS", "JC"]}, "/cards/0", "INVALID_CARD", "Cyrillic"),
+    (SCORE, {"cards": ["K♠\ufe0f", "QS", "JS", "JC"]}, "/cards/0", "INVALID_CARD", "U+FE0F"),
+    ("/v1/betting/validate", {**EXAMPLE_ROUND, "ante": 1.5}, "/ante", "NOT_AN_INTEGER", None),
+    ("/v1/betting/validate", {**EXAMPLE_ROUND, "ante": 0}, "/ante", "OUT_OF_RANGE", None),
+    ("/v1/betting/validate", {**EXAMPLE_ROUND, "players": ["ann", "ann"], "dealer": "ann",
+     "actions": []}, "/players", "DUPLICATE_VALUE", None),
+    ("/v1/betting/validate",
+     {**EXAMPLE_ROUND, "actions": [{"player": "ann", "type": "fold", "amount": 5}]},
+     "/actions/0/amount", "INVALID_AMOUNT", None),
+    ("/v1/betting/validate",
+     {**EXAMPLE_ROUND, "actions": [{"player": "ann", "type": "bluff"}]},
+     "/actions/0/type", "NOT_ONE_OF", None),
+    ("/v1/showdown", {"hands": [{"player": "a", "cards": ["KS", "QS", "JS", "JC"]},
+                                {"player": "a", "cards": ["KS", "QS", "JS", "JC"]}]},
+     "/hands/1/player", "DUPLICATE_PLAYER", None),
+    ("/v1/hands/odds", {"cards": ["KS", "QS", "JS", "JC"], "opponents": 9}, "/opponents",
+     "OUT_OF_RANGE", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("path", "body", "pointer", "code", "says"), CASES)
+def test_each_refused_field_has_its_code(
+    client: FlaskClient, path: str, body: dict[str, Any], pointer: str, code: str, says: str | None
+) -> None:
+    doc = problem(client.post(path, json=body), 422)
+    found = {e["pointer"]: e for e in doc["errors"]}
+    assert found[pointer]["code"] == code, doc
+    if says is not None:
+        assert says in found[pointer]["message"], found[pointer]
+
+
+def test_a_card_code_is_the_librarys() -> None:
+    """HTTP and library users branch on the same names."""
+    with pytest.raises(RulesError) as raised:
+        parse_cards(["KS", "QS", "JS", "1C"])
+    assert raised.value.code == "INVALID_CARD"
+
+
+def test_unknown_messages_fall_back_and_coded_ones_keep_their_code() -> None:
+    assert code_of("something nobody wrote") == INVALID_VALUE
+    assert code_of(coded("x", "SOME_CODE")) == "SOME_CODE"
+    assert code_of("Unknown field.") == "UNKNOWN_FIELD"
+
+
+VALID: dict[str, dict[str, Any]] = {
+    SCORE: {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+    "/v1/hands/batch-score": {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}]},
+    "/v1/hands/odds": {"cards": ["KS", "QS", "JS", "JC"], "opponents": 1},
+    "/v1/showdown": {
+        "hands": [
+            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
+            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
+        ]
+    },
+    "/v1/betting/validate": EXAMPLE_ROUND,
+    "/v1/rounds/settle": {
+        **EXAMPLE_ROUND,
+        "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+    },
+}
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    1.5,
+    -1,
+    0,
+    2**60,
+    "",
+    "x" * 70,
+    "KS",
+    [],
+    {},
+    ["KS"],
+    {"a": 1},
+]
+
+
+def _mutate(value: Any, rng: random.Random) -> Any:
+    """One random change somewhere in ``value``: a replaced leaf, a dropped or added key."""
+    if isinstance(value, dict) and value and rng.random() < 0.7:
+        key = rng.choice(sorted(value))
+        out = dict(value)
+        roll = rng.random()
+        if roll < 0.2:
+            del out[key]
+        elif roll < 0.3:
+            out["unexpected"] = 1
+        else:
+            out[key] = _mutate(value[key], rng)
+        return out
+    if isinstance(value, list) and value and rng.random() < 0.7:
+        out_list = list(value)
+        index = rng.randrange(len(out_list))
+        out_list[index] = _mutate(out_list[index], rng)
+        return out_list
+    return rng.choice(ODD_VALUES)
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(st.sampled_from(sorted(VALID)), st.integers(0, 2**32), st.integers(1, 3))
+def test_no_refusal_goes_without_a_known_code(
+    client: FlaskClient, path: str, seed: int, changes: int
+) -> None:
+    """Whatever a body gets wrong, each error item names it with a code other than the fallback."""
+    rng = random.Random(seed)
+    body: Any = VALID[path]
+    for _ in range(changes):
+        body = _mutate(body, rng)
+    response = client.post(path, json=body)
+    if response.status_code != 422:
+        return
+    doc = response.get_json()
+    assert doc.get("errors"), doc
+    for error in doc["errors"]:
+        assert error["code"] != INVALID_VALUE, (path, body, error)
+        assert error["code"].isupper() and " " not in error["code"], error
