@@ -95,6 +95,7 @@ def _verdict(body: Any) -> dict[str, Any]:
         body.get("actions", ()),
         body.get("minimum_stake"),
         body.get("maximum_stake"),
+        trace=body.get("trace") is True,
     )
     out = render.betting(result)
     out["ruleset"] = RULESET

@@ -24,6 +24,7 @@ _BETTING_KEYS: Final = frozenset(
     ("players", "dealer", "ante", "minimum_stake", "maximum_stake", "actions")
 )
 _SETTLE_KEYS: Final = _BETTING_KEYS | {"trump", "hands"}
+_VALIDATE_KEYS: Final = _BETTING_KEYS | {"trace"}
 
 
 def trump_ok(value: Any) -> bool:
@@ -115,10 +116,12 @@ def betting_ok(body: Any, max_actions: int, *, settle: bool = False) -> bool:
     """``BettingSchema`` (or ``SettleSchema`` when ``settle``)."""
     if type(body) is not dict:
         return False
-    allowed = _SETTLE_KEYS if settle else _BETTING_KEYS
+    allowed = _SETTLE_KEYS if settle else _VALIDATE_KEYS
     for key in body:
         if key not in allowed:
             return False
+    if type(body.get("trace", False)) is not bool:
+        return False
     players = body.get("players")
     if type(players) is not list or not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
         return False

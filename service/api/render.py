@@ -93,13 +93,16 @@ def betting_state(state: BettingState) -> dict[str, Any]:
 
 def betting(result: BettingResult) -> dict[str, Any]:
     error = result.error
-    return {
+    out: dict[str, Any] = {
         "valid": result.valid,
         "error": None
         if error is None
         else {"index": error.index, "code": error.code.value, "message": error.message},
         "state": betting_state(result.state),
     }
+    if result.trace is not None:
+        out["trace"] = [betting_state(state) for state in result.trace]
+    return out
 
 
 def settlement(result: Settlement) -> dict[str, Any]:

@@ -10,7 +10,7 @@ schemathesis. Request limits come from the configuration, so request schemas are
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
@@ -41,13 +41,7 @@ FOLD: Final = ActionType.FOLD.value
 
 
 class BaseSchema(Schema):
-    """Unknown fields are refused (``additionalProperties: false``) so typos never pass silently.
-
-    ``OPENAPI_EXTRA`` holds JSON Schema keywords apispec cannot derive from fields (conditionals)
-    that ``openapi`` merges into the component.
-    """
-
-    OPENAPI_EXTRA: ClassVar[dict[str, Any]] = {}
+    """Unknown fields are refused (``additionalProperties: false``) so typos never pass silently."""
 
 
 # ------------------------------------------------------------------------------------------------
@@ -87,13 +81,11 @@ class ShowdownSchema(BaseSchema):
 
 
 class ActionSchema(BaseSchema):
-    """One betting action; ``amount`` is required for every type but ``fold``, which takes none."""
+    """One betting action; ``amount`` is required for every type but ``fold``, which takes none.
 
-    OPENAPI_EXTRA: ClassVar[dict[str, Any]] = {
-        "if": {"properties": {"type": {"const": FOLD}}},
-        "then": {"not": {"required": ["amount"]}},
-        "else": {"required": ["amount"]},
-    }
+    The document shows it as one schema per type, discriminated by ``type``
+    (``openapi._action_variants``); this class alone validates.
+    """
 
     player = player_field(required=True)
     type = fields.String(
@@ -196,12 +188,9 @@ def request_schemas(config: Config) -> RequestSchemas:
             metadata={
                 "description": f"{MIN_PLAYERS} to {MAX_PLAYERS} distinct player ids, clockwise.",
                 "uniqueItems": True,
-                "example": ["ann", "bob", "cid", "dan"],
             },
         )
-        dealer = player_field(
-            required=True, metadata={"description": "One of the players.", "example": "dan"}
-        )
+        dealer = player_field(required=True, metadata={"description": "One of the players."})
         ante = money_field("Chips each player puts in before the deal.", required=True)
         minimum_stake = money_field(
             "Smallest first stake (default: the ante).", allow_none=True, load_default=None
@@ -217,9 +206,20 @@ def request_schemas(config: Config) -> RequestSchemas:
             validate=validate.Length(max=config.max_actions),
             metadata={"description": f"The actions in order, at most {config.max_actions}."},
         )
+        trace = StrictBoolean(
+            load_default=False,
+            metadata={
+                "description": "true: also answer `trace`, the state after each accepted action "
+                "(the round's timeline, as long as the actions list at most).",
+                "default": False,
+            },
+        )
 
     class SettleSchema(BettingSchema):
         """A finished round: the betting body, the trump and the showdown hands (section 10)."""
+
+        class Meta:
+            exclude = ("trace",)
 
         trump = TrumpField()
         hands = HandsByPlayer(
@@ -368,6 +368,13 @@ class BettingResponseSchema(BaseSchema):
         BettingStateSchema,
         required=True,
         metadata={"description": "After all actions if valid, else just before the first illegal."},
+    )
+    trace = fields.List(
+        fields.Nested(BettingStateSchema),
+        metadata={
+            "description": "Only when the request asks for it (`trace: true`): the state after "
+            "each accepted action, in order; it stops before the first illegal one."
+        },
     )
     ruleset = _ruleset()
 

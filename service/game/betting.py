@@ -317,6 +317,9 @@ class BettingResult:
     valid: bool
     error: Violation | None
     state: BettingState
+    trace: tuple[BettingState, ...] | None = None
+    """When asked for: the state after each accepted action, in order (one per action if valid;
+    as many as were accepted before ``error`` otherwise). The timeline of the round."""
 
 
 # --- parsing actions -------------------------------------------------------------------------
@@ -702,24 +705,37 @@ def _snapshot(table: _Table) -> BettingState:
     )
 
 
-def _replay(setup: BettingSetup, moves: Iterable[_Move]) -> BettingResult:
-    """Judge moves in order on a mutable table; snapshot once, at the end or at the refusal."""
+def _replay(
+    setup: BettingSetup, moves: Iterable[_Move], *, trace: bool = False
+) -> BettingResult:
+    """Judge moves in order on a mutable table; snapshot once, at the end or at the refusal
+    (and after every accepted move when a ``trace`` is asked for)."""
     table = _Table.start(setup)
     seat_of = table.seat_of
+    states: list[BettingState] | None = [] if trace else None
     for index, (player, kind, amount) in enumerate(moves):
         seat = seat_of.get(player)
         refusal = _judge(table, player, seat, kind, amount)
         if refusal is not None:
             code, message = refusal
-            return BettingResult(setup, False, Violation(index, code, message), _snapshot(table))
+            violation = Violation(index, code, message)
+            return BettingResult(setup, False, violation, _snapshot(table), _frozen(states))
         assert seat is not None
         kind.apply(table, seat, amount)
-    return BettingResult(setup, True, None, _snapshot(table))
+        if states is not None:
+            states.append(_snapshot(table))
+    return BettingResult(setup, True, None, _snapshot(table), _frozen(states))
 
 
-def replay(setup: BettingSetup, actions: Sequence[Action]) -> BettingResult:
+def _frozen(states: list[BettingState] | None) -> tuple[BettingState, ...] | None:
+    return None if states is None else tuple(states)
+
+
+def replay(
+    setup: BettingSetup, actions: Sequence[Action], *, trace: bool = False
+) -> BettingResult:
     """Judge well-formed actions in order, stopping at the first illegal one."""
-    return _replay(setup, ((a.player, _KINDS[a.type], a.amount) for a in actions))
+    return _replay(setup, ((a.player, _KINDS[a.type], a.amount) for a in actions), trace=trace)
 
 
 def validate_betting(
@@ -729,10 +745,13 @@ def validate_betting(
     actions: Iterable[Action | Mapping[str, object]],
     minimum_stake: int | None = None,
     maximum_stake: int | None = None,
+    *,
+    trace: bool = False,
 ) -> BettingResult:
-    """Section 9 end to end: refuse malformed input, then judge the actions as a verdict."""
+    """Section 9 end to end: refuse malformed input, then judge the actions as a verdict
+    (``trace``: with the state after each accepted action, ``BettingResult.trace``)."""
     setup = BettingSetup.create(players, dealer, ante, minimum_stake, maximum_stake)
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
         raise SetupError("actions must be a list", code="INVALID_ACTION", path=("actions",))
     moves = [_parse(raw, index) for index, raw in enumerate(actions)]  # all shapes first
-    return _replay(setup, moves)
+    return _replay(setup, moves, trace=trace)

@@ -1,6 +1,7 @@
 // View 3: a betting round as an editable list of actions, judged step by step. The service
-// answers POST /v1/betting/validate with the state after a sequence, so the timeline asks it once
-// per prefix of the list (n + 1 calls) and stops at the first illegal action.
+// answers POST /v1/betting/validate with `trace: true` with the state after each accepted action,
+// so the timeline is one call (and one more for the state before any action); it stops at the
+// first illegal action.
 
 import { call } from "./api.js";
 import { $, clear, clearErrors, el } from "./dom.js";
@@ -193,23 +194,29 @@ export async function submit(event) {
   timeline = { steps: [], verdict: null };
   clear($("betting-result")).append(el("p", { class: "hint", text: t("working") }));
   try {
-    for (let n = 0; n <= payload.actions.length; n += 1) {
-      const exchange = await call("POST", "v1/betting/validate", { ...payload, actions: payload.actions.slice(0, n) });
-      if (!exchange.ok) {
-        showProblem(exchange, "betting-err", pointerInput);
-        timeline = null;
-        break;
-      }
+    // Two calls: the state before any action, and the whole sequence with its trace (the state
+    // after each accepted action, up to the first illegal one).
+    const [start, exchange] = await Promise.all([
+      call("POST", "v1/betting/validate", { ...payload, actions: [] }),
+      call("POST", "v1/betting/validate", { ...payload, trace: true }),
+    ]);
+    const failed = !start.ok ? start : !exchange.ok ? exchange : null;
+    if (failed) {
+      showProblem(failed, "betting-err", pointerInput);
+      timeline = null;
+    } else {
       const body = exchange.body;
-      const done = !body.valid || n === payload.actions.length;
-      if (body.valid) timeline.steps.push({ index: n, action: payload.actions[n - 1], state: body.state });
-      else timeline.steps.push({ index: n, action: payload.actions[n - 1], state: body.state, illegal: true });
-      if (done) {
-        timeline.verdict = body;
-        const sent = { ...payload, actions: payload.actions.slice(0, n) };
-        record(exchange, () => describeVerdict(body, sent));
-        break;
+      timeline.steps.push({ index: 0, action: undefined, state: start.body.state });
+      body.trace.forEach((state, i) => {
+        timeline.steps.push({ index: i + 1, action: payload.actions[i], state });
+      });
+      if (!body.valid) {
+        const k = body.error.index;
+        timeline.steps.push({ index: k + 1, action: payload.actions[k], state: body.state, illegal: true });
       }
+      timeline.verdict = body;
+      const sent = { ...payload, trace: true };
+      record(exchange, () => describeVerdict(body, sent));
     }
   } catch (error) {
     showFailure("betting-err", error);
