@@ -599,7 +599,13 @@ def test_metrics_are_scraped_on_the_port_the_monitoring_namespace_may_reach() ->
 # --------------------------------------------------------------------------- the Ingress component
 
 
-PUBLIC_DOCUMENTS = ("/openapi.json", "/openapi.yaml", "/docs")
+PUBLIC_DOCUMENTS = (
+    "/openapi.json",
+    "/openapi.yaml",
+    "/docs",
+    "/adjudicate",
+    "/.well-known/jwks.json",
+)
 NGINX = "nginx.ingress.kubernetes.io/"
 
 
@@ -640,6 +646,7 @@ def test_ingress_routes_the_api_and_its_documents_only() -> None:
     for path in ("/metrics/", "/", "/v1x", "/healthz/x"):
         assert not routed(entrance, path), path
     assert routed(entrance, "/docs/static/docs.css")
+    assert routed(entrance, "/adjudicate/static/app.js")
     service = resource("Service")
     for rule in entrance["spec"]["rules"]:
         for entry in rule["http"]["paths"]:
