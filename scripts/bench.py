@@ -256,6 +256,11 @@ def _on_signal(signum: int, frame: Any) -> None:
     raise Terminated(signal.Signals(signum).name)
 
 
+def _threaded(worker_class: str) -> bool:
+    """gthread, or the service's head-first worker built on it: both have a thread pool."""
+    return worker_class == "gthread" or worker_class.endswith("HeadFirstWorker")
+
+
 def pin(cpus: Sequence[int]) -> Callable[[], None] | None:
     """A ``preexec_fn`` that pins the child to ``cpus`` (what ``taskset -c`` does)."""
     if not cpus:
@@ -1743,7 +1748,7 @@ def run_http(
     results["settings"]["gunicorn_resolved"] = settings
     results["settings"]["gunicorn"] = (
         f"{settings['workers']} x {settings['worker_class']}"
-        + (f" ({settings['threads']} threads)" if settings["worker_class"] == "gthread" else "")
+        + (f" ({settings['threads']} threads)" if _threaded(settings["worker_class"]) else "")
         + f", keep-alive {settings['keepalive']} s, preload {settings['preload_app']}"
     )
 
