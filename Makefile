@@ -8,7 +8,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck unit container-test loadtest bench openapi lock clean
+.PHONY: run test lint typecheck unit container-test loadtest bench openapi lock clean catalogs
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,18 @@ bench: $(VENV)/.test-installed
 
 openapi: $(VENV)/.test-installed
 	$(PY) -m service.api > openapi.yaml
+
+# Message catalogs (docs/api.md, "Languages"): extract the N_() templates into the .pot, merge them
+# into each language's .po (a new message arrives untranslated and tests/api/test_api_i18n.py fails
+# until it is translated), then check each .po compiles. The service reads the .po itself.
+LOCALES := service/api/locale
+catalogs: $(VENV)/.run-installed
+	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ --sort-by-file --add-location=file --project=quart-bezique \
+		--no-wrap -o $(LOCALES)/messages.pot service/api
+	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching \
+		-i $(LOCALES)/messages.pot -d $(LOCALES)
+	for po in $(LOCALES)/*/LC_MESSAGES/messages.po; do \
+		$(VENV)/bin/pybabel compile --statistics -i "$$po" -o /dev/null || exit 1; done
 
 # Re-pin every dependency (run after changing pyproject.toml, then commit constraints.txt).
 lock:

@@ -7,10 +7,12 @@ a key is right nor on which key matched. Hashing first also makes every comparis
 so not even a key's length leaks.
 
 The answer to a missing or wrong key is a 401 problem document with a ``WWW-Authenticate``
-challenge, prepared once as bytes: refusing costs less than serving. Which requests need a key is
-decided by the route they resolve to (``routes.py``), never by their path's spelling: all of
-``/v1``, and any path no route takes. Health, readiness, metrics and the docs are outside ``/v1``
-and stay open (probes and scrapers carry no keys). A key is identified
+challenge, prepared once as bytes in each served language (``Denial.in_language`` picks one by
+the request's ``Accept-Language``): refusing costs less than serving. The challenge's
+``error_description`` stays English in every language: RFC 6750 allows it ASCII characters only.
+Which requests need a key is decided by the route they resolve to (``routes.py``), never by their
+path's spelling: all of ``/v1``, and any path no route takes. Health, readiness, metrics and the
+docs are outside ``/v1`` and stay open (probes and scrapers carry no keys). A key is identified
 in the audit log by ``key_id``, the first 12 hex digits of its SHA-256: enough to tell integrators
 apart, useless to recover the key.
 """
@@ -19,9 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
+from .i18n import ENGLISH, LANGUAGES, N_
 from .problems import UNAUTHORIZED, Problem
 
 REALM: Final = "quart-bezique"
@@ -30,27 +33,35 @@ KEY_ID_LENGTH: Final = 12
 
 @dataclass(frozen=True, slots=True)
 class Denial:
-    """A prepared 401: status line, headers and body."""
+    """A prepared 401: status line, headers and body (in English), and the same answer in every
+    served language (``in_language``)."""
 
     status: str
     headers: tuple[tuple[str, str], ...]
     body: bytes
+    languages: dict[str, Denial] = field(repr=False, compare=False)
+
+    def in_language(self, language: str) -> Denial:
+        """This denial in ``language`` (``i18n.negotiate``'s choice); English if not served."""
+        return self.languages.get(language, self)
 
 
 def _denial(detail: str, challenge: str) -> Denial:
-    status, headers, body = Problem(
-        UNAUTHORIZED, detail, headers={"WWW-Authenticate": challenge}
-    ).prepared()
-    return Denial(status, tuple(headers), body)
+    problem = Problem(UNAUTHORIZED, detail, headers={"WWW-Authenticate": challenge})
+    languages: dict[str, Denial] = {}
+    for language in LANGUAGES:
+        status, headers, body = problem.prepared(language)
+        languages[language] = Denial(status, tuple(headers), body, languages)
+    return languages[ENGLISH]
 
 
 MISSING: Final = _denial(
-    "this service needs an API key: send Authorization: Bearer <key>",
+    N_("this service needs an API key: send Authorization: Bearer <key>"),
     f'Bearer realm="{REALM}"',
 )
 """No credentials (or not the Bearer scheme): RFC 6750 says the challenge then names no error."""
 INVALID: Final = _denial(
-    "the API key is not valid",
+    N_("the API key is not valid"),
     f'Bearer realm="{REALM}", error="invalid_token", error_description="the API key is not valid"',
 )
 

@@ -28,6 +28,7 @@ from flask.blueprints import BlueprintSetupState
 from .config import Config
 from .exchange import Exchange
 from .fields import PLAYER_MAX_LENGTH
+from .i18n import N_
 from .problems import BODY_TOO_LARGE, Problem
 
 _COUNTED: Final = b",[{"
@@ -99,6 +100,8 @@ def refuse_excess(data: bytes, exchange: Exchange | None) -> None:
         exchange.raw = data
     raise Problem(
         BODY_TOO_LARGE,
-        f"the body holds up to {bound} JSON values (counting its commas and brackets), more than "
-        f"the {budget} the largest valid request can hold",
+        N_(
+            "the body holds up to {bound} JSON values (counting its commas and brackets), more "
+            "than the {budget} the largest valid request can hold"
+        ).format(bound=bound, budget=budget),
     )

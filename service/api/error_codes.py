@@ -18,6 +18,8 @@ from typing import Any, Final
 
 from marshmallow import ValidationError, validate
 
+from .i18n import N_
+
 INVALID_VALUE: Final = "INVALID_VALUE"
 """The fallback: a refusal no rule here recognises (a test makes sure none reaches clients)."""
 
@@ -96,11 +98,18 @@ class CountOf(validate.Length):
 
     def _expected(self, got: int) -> str:
         if self.equal is not None:
-            wanted = f"exactly {self.equal}"
+            template = N_("{subject} exactly {equal} {items}, got {count}")
         elif self.min is not None and self.max is not None:
-            wanted = f"{self.min} to {self.max}"
+            template = N_("{subject} {min} to {max} {items}, got {count}")
         elif self.min is not None:
-            wanted = f"at least {self.min}"
+            template = N_("{subject} at least {min} {items}, got {count}")
         else:
-            wanted = f"at most {self.max}"
-        return f"{self.subject} {wanted} {self.items}, got {got}"
+            template = N_("{subject} at most {max} {items}, got {count}")
+        return template.format(
+            subject=self.subject,
+            items=self.items,
+            equal=self.equal,
+            min=self.min,
+            max=self.max,
+            count=got,
+        )

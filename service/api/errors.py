@@ -11,6 +11,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.routing import Rule
 
 from .config import Config
+from .i18n import N_
 from .problems import (
     BODY_TOO_LARGE,
     HTTP_ERROR,
@@ -28,23 +29,31 @@ def _http_problem(error: HTTPException, config: Config) -> Problem:
     status = error.code or 500
     if status == 404:
         suggestion = _known_spelling(request.path, current_app.url_map.iter_rules())
-        hint = f"; did you mean {suggestion}?" if suggestion else ""
-        return Problem(NOT_FOUND, f"no resource at {_clip(request.path)}{hint}")
+        path = _clip(request.path)
+        if suggestion:
+            detail = N_("no resource at {path}; did you mean {suggestion}?")
+            return Problem(NOT_FOUND, detail.format(path=path, suggestion=suggestion))
+        return Problem(NOT_FOUND, N_("no resource at {path}").format(path=path))
     if isinstance(error, MethodNotAllowed):
         allowed = sorted(set(error.valid_methods or ()))
         return Problem(
             METHOD_NOT_ALLOWED,
-            f"{request.method} is not allowed on {request.path}; allowed: {', '.join(allowed)}",
+            N_("{method} is not allowed on {path}; allowed: {allowed}").format(
+                method=request.method, path=request.path, allowed=", ".join(allowed)
+            ),
             headers={"Allow": ", ".join(allowed)},
         )
     if status == 413:
         return Problem(
-            BODY_TOO_LARGE, f"the body is larger than the limit of {config.max_body_bytes} bytes"
+            BODY_TOO_LARGE,
+            N_("the body is larger than the limit of {limit} bytes").format(
+                limit=config.max_body_bytes
+            ),
         )
     if status == 415:
-        return Problem(UNSUPPORTED_MEDIA_TYPE, "the body must be sent as application/json")
+        return Problem(UNSUPPORTED_MEDIA_TYPE, N_("the body must be sent as application/json"))
     if status >= 500:
-        return Problem(INTERNAL_ERROR, "the server could not answer", status=status)
+        return Problem(INTERNAL_ERROR, N_("the server could not answer"), status=status)
     return Problem(HTTP_ERROR, error.description or error.name, status=status, title=error.name)
 
 
@@ -80,5 +89,5 @@ def register(app: Flask, config: Config) -> None:
     def _unexpected(error: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.path)
         return Problem(
-            INTERNAL_ERROR, "the server could not answer; the error is logged"
+            INTERNAL_ERROR, N_("the server could not answer; the error is logged")
         ).response()

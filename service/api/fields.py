@@ -24,6 +24,7 @@ from service.game.cards import (
 )
 
 from .error_codes import CountOf, coded
+from .i18n import N_
 
 CARD_PATTERN: Final = (
     "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
@@ -66,7 +67,8 @@ class CardField(fields.String):
         try:
             return parse_card(text).code
         except CardError as error:
-            raise ValidationError(coded(f"not a card: {error.reason}", error.code)) from None
+            message = N_("not a card: {reason}").format(reason=error.reason)
+            raise ValidationError(coded(message, error.code)) from None
 
 
 class TrumpField(fields.String):
@@ -83,7 +85,7 @@ class TrumpField(fields.String):
         except TrumpError:
             raise ValidationError(
                 coded(
-                    "not a suit: expected one of S C H D ♠ ♣ ♥ ♦ (or П Т К Ч Б), or null",
+                    N_("not a suit: expected one of S C H D ♠ ♣ ♥ ♦ (or П Т К Ч Б), or null"),
                     "INVALID_TRUMP",
                 )
             ) from None
@@ -96,7 +98,7 @@ def hand_field(**kwargs: Any) -> fields.List[str]:
     return fields.List(
         CardField(),
         validate=CountOf(
-            equal=HAND_SIZE, subject="a hand holds", items="cards", code="WRONG_HAND_SIZE"
+            equal=HAND_SIZE, subject=N_("a hand holds"), items=N_("cards"), code="WRONG_HAND_SIZE"
         ),
         metadata={
             "description": f"Exactly {HAND_SIZE} cards, in any order.",
@@ -133,7 +135,7 @@ class StrictBoolean(fields.Boolean):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
         if value is True or value is False:
             return value
-        raise ValidationError("Not a valid boolean.")
+        raise ValidationError(N_("Not a valid boolean."))
 
 
 class Unique(validate.Validator):
@@ -144,7 +146,12 @@ class Unique(validate.Validator):
         for item in value:
             if item in seen:
                 raise ValidationError(
-                    coded(f"must be distinct: {item!r} appears more than once", "DUPLICATE_VALUE")
+                    coded(
+                        N_("must be distinct: {item} appears more than once").format(
+                            item=repr(item)
+                        ),
+                        "DUPLICATE_VALUE",
+                    )
                 )
             seen.add(item)
         return value
@@ -179,10 +186,15 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
         self, value: Any, attr: str | None, data: Any, **kwargs: Any
     ) -> dict[str, list[str]]:
         if not isinstance(value, Mapping):
-            raise ValidationError("Not a valid mapping type.")
+            raise ValidationError(N_("Not a valid mapping type."))
         if len(value) > self._max_players:
             raise ValidationError(
-                coded(f"at most {self._max_players} hands, got {len(value)}", "TOO_MANY_PLAYERS")
+                coded(
+                    N_("at most {max} hands, got {count}").format(
+                        max=self._max_players, count=len(value)
+                    ),
+                    "TOO_MANY_PLAYERS",
+                )
             )
         errors: dict[str, Any] = {}
         hands: dict[str, list[str]] = {}
@@ -190,8 +202,9 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
             if not PLAYER_MIN_LENGTH <= len(player) <= PLAYER_MAX_LENGTH:
                 errors[player] = [
                     coded(
-                        f"a player id has {PLAYER_MIN_LENGTH} to {PLAYER_MAX_LENGTH} characters, "
-                        f"got {len(player)}",
+                        N_("a player id has {min} to {max} characters, got {length}").format(
+                            min=PLAYER_MIN_LENGTH, max=PLAYER_MAX_LENGTH, length=len(player)
+                        ),
                         "INVALID_PLAYER",
                     )
                 ]

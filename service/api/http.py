@@ -19,6 +19,7 @@ from .budget import FIXED as FIXED_BUDGET
 from .budget import refuse_excess
 from .exchange import Exchange, current
 from .guard import explain, guard
+from .i18n import N_
 from .problems import (
     HTTP_ERROR,
     MALFORMED_JSON,
@@ -47,10 +48,13 @@ def read_json() -> Any:
     content_type = request.environ.get("CONTENT_TYPE", "")
     media = content_type.partition(";")[0].strip().lower()
     if media != JSON_MEDIA_TYPE:
-        got = f"it was sent as {media}" if media else "no Content-Type header was sent"
+        if media:
+            detail = N_("the body must be sent as {expected}; it was sent as {media}")
+        else:
+            detail = N_("the body must be sent as {expected}; no Content-Type header was sent")
         raise Problem(
             UNSUPPORTED_MEDIA_TYPE,
-            f"the body must be sent as {JSON_MEDIA_TYPE}; {got}",
+            detail.format(expected=JSON_MEDIA_TYPE, media=media),
             headers={"Accept-Post": JSON_MEDIA_TYPE},
         )
     exchange = current()
@@ -65,14 +69,14 @@ def read_json() -> Any:
     except Exception:  # the server's reader refused the framing (a chunk size that is no number)
         raise Problem(
             HTTP_ERROR,
-            "the body could not be read: its chunked transfer coding is malformed",
+            N_("the body could not be read: its chunked transfer coding is malformed"),
             status=400,
             title="Bad Request",
             headers={"Connection": "close"},
         ) from None
     if exchange is not None and exchange.timed_out:  # cut by ``deadline``: what came is partial
         raise Problem(
-            REQUEST_TIMEOUT, "the body did not arrive in time", headers={"Connection": "close"}
+            REQUEST_TIMEOUT, N_("the body did not arrive in time"), headers={"Connection": "close"}
         )
     if len(data) >= (request.max_content_length or len(data) + 1):
         _refuse_streamed_excess(request.environ)
@@ -94,14 +98,18 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
     except orjson.JSONDecodeError as exc:
         if exchange is not None:
             exchange.raw = data
-        raise Problem(MALFORMED_JSON, f"the body is not valid JSON: {exc}") from None
+        detail = N_("the body is not valid JSON: {error}").format(error=exc)
+        raise Problem(MALFORMED_JSON, detail) from None
     try:
         sorted_body = orjson.dumps(body, option=_SORT_KEYS)
     except orjson.JSONEncodeError:
         if exchange is not None:
             exchange.raw = data
         raise Problem(
-            MALFORMED_JSON, f"the body nests arrays and objects deeper than {MAX_DEPTH} levels"
+            MALFORMED_JSON,
+            N_("the body nests arrays and objects deeper than {depth} levels").format(
+                depth=MAX_DEPTH
+            ),
         ) from None
     # Duplicate keys: orjson keeps the last value silently. Every key/value pair of the text has
     # one colon that is not inside a string, and strings keep their colons when re-serialised, so
@@ -131,7 +139,7 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
         exchange.body = exchange.sorted_body = exchange.residue = None
     del body, sorted_body
     if not has_app_context():  # the pre-dispatch only declines: Flask's own parse names the key
-        raise Problem(MALFORMED_JSON, "the body repeats a key in one object")
+        raise Problem(MALFORMED_JSON, N_("the body repeats a key in one object"))
     refuse_repeated_key(data)
     raise Problem(MALFORMED_JSON, "the body repeats a key in one object")  # pragma: no cover
 

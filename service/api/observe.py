@@ -42,6 +42,7 @@ from .cors import Cors
 from .deadline import BodyDeadlines
 from .docs import DOCS_CSP, DOCS_PAGE
 from .exchange import Exchange, local
+from .i18n import LANGUAGES, N_, negotiate
 from .problems import AUDIT_UNAVAILABLE, UNAUTHORIZED, Problem
 from .routes import RESOLUTION_KEY, Route, Router, Shortcut
 
@@ -73,11 +74,13 @@ Sink = Callable[[bytes], "bool | None"]
 """Takes one audit line; ``False`` (or an exception) means it was not taken."""
 
 
-_UNAUDITED: Final = Problem(
+_UNAUDITED_PROBLEM: Final = Problem(
     AUDIT_UNAVAILABLE,
-    "the audit log is not keeping up: no verdict is given without its record; retry shortly",
+    N_("the audit log is not keeping up: no verdict is given without its record; retry shortly"),
     headers={"Retry-After": "1"},
-).prepared()
+)
+_UNAUDITED: Final = {language: _UNAUDITED_PROBLEM.prepared(language) for language in LANGUAGES}
+"""The withheld verdict's 503, prepared once per served language."""
 
 
 class _Held:
@@ -163,9 +166,10 @@ class Observer:
             self._sign(ex, route, held)
         if not self._record(ex, route, environ, perf_counter() - started) and ex.judged:
             _close(body)
-            ex.status = held.status = _UNAUDITED[0]
-            held.headers = list(_UNAUDITED[1])
-            body = [_UNAUDITED[2]]
+            unaudited = _UNAUDITED[negotiate(environ.get("HTTP_ACCEPT_LANGUAGE"))]
+            ex.status = held.status = unaudited[0]
+            held.headers = list(unaudited[1])
+            body = [unaudited[2]]
             self.metrics.record(route.label, 503, perf_counter() - started)
         held.headers.extend(route.headers)
         held.headers.append((audit.REQUEST_ID_HEADER, ex.request_id))
@@ -210,6 +214,7 @@ class Observer:
             ex.key_id, denial = self.keys.check(environ.get("HTTP_AUTHORIZATION"))
             if denial is not None:
                 ex.code = UNAUTHORIZED.code
+                denial = denial.in_language(negotiate(environ.get("HTTP_ACCEPT_LANGUAGE")))
                 respond(denial.status, list(denial.headers))
                 return [denial.body]
         shortcut = route.shortcut

@@ -17,12 +17,14 @@ from http import HTTPStatus
 from typing import Any, Final
 
 import orjson
-from flask import Response
+from flask import Response, has_request_context, request
 
 from service.game.errors import PathElement, RulesError
 
 from .error_codes import code_of
 from .exchange import current
+from .i18n import ENGLISH, N_, negotiate
+from .i18n.catalog import translator
 
 PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
 TYPE_PREFIX: Final = "urn:quart-bezique:problem:"
@@ -50,34 +52,38 @@ class ProblemType:
         return TYPE_PREFIX + self.slug
 
 
-MALFORMED_JSON: Final = ProblemType("malformed-json", "Malformed JSON", 400, "MALFORMED_JSON")
-NOT_FOUND: Final = ProblemType("not-found", "Not Found", 404, "NOT_FOUND")
+MALFORMED_JSON: Final = ProblemType("malformed-json", N_("Malformed JSON"), 400, "MALFORMED_JSON")
+NOT_FOUND: Final = ProblemType("not-found", N_("Not Found"), 404, "NOT_FOUND")
 METHOD_NOT_ALLOWED: Final = ProblemType(
-    "method-not-allowed", "Method Not Allowed", 405, "METHOD_NOT_ALLOWED"
+    "method-not-allowed", N_("Method Not Allowed"), 405, "METHOD_NOT_ALLOWED"
 )
-BODY_TOO_LARGE: Final = ProblemType("body-too-large", "Content Too Large", 413, "BODY_TOO_LARGE")
+BODY_TOO_LARGE: Final = ProblemType(
+    "body-too-large", N_("Content Too Large"), 413, "BODY_TOO_LARGE"
+)
 UNSUPPORTED_MEDIA_TYPE: Final = ProblemType(
-    "unsupported-media-type", "Unsupported Media Type", 415, "UNSUPPORTED_MEDIA_TYPE"
+    "unsupported-media-type", N_("Unsupported Media Type"), 415, "UNSUPPORTED_MEDIA_TYPE"
 )
 VALIDATION_ERROR: Final = ProblemType(
-    "validation-error", "Invalid request", 422, "VALIDATION_ERROR"
+    "validation-error", N_("Invalid request"), 422, "VALIDATION_ERROR"
 )
 RULES_VIOLATION: Final = ProblemType(
-    "rules-violation", "Refused by the rules", 422, "RULES_VIOLATION"
+    "rules-violation", N_("Refused by the rules"), 422, "RULES_VIOLATION"
 )
 """A well-formed request the rules refuse; ``code`` is then the core's own code."""
-HTTP_ERROR: Final = ProblemType("http-error", "HTTP error", 400, "HTTP_ERROR")
+HTTP_ERROR: Final = ProblemType("http-error", N_("HTTP error"), 400, "HTTP_ERROR")
 """Any other HTTP-level refusal (title and status then come from the HTTP status)."""
 INTERNAL_ERROR: Final = ProblemType(
-    "internal-error", "Internal Server Error", 500, "INTERNAL_ERROR"
+    "internal-error", N_("Internal Server Error"), 500, "INTERNAL_ERROR"
 )
-NOT_READY: Final = ProblemType("not-ready", "Service Unavailable", 503, "NOT_READY")
-REQUEST_TIMEOUT: Final = ProblemType("request-timeout", "Request Timeout", 408, "REQUEST_TIMEOUT")
+NOT_READY: Final = ProblemType("not-ready", N_("Service Unavailable"), 503, "NOT_READY")
+REQUEST_TIMEOUT: Final = ProblemType(
+    "request-timeout", N_("Request Timeout"), 408, "REQUEST_TIMEOUT"
+)
 """The body did not arrive within ``BODY_READ_TIMEOUT`` (the connection is then closed)."""
-UNAUTHORIZED: Final = ProblemType("unauthorized", "Unauthorized", 401, "UNAUTHORIZED")
+UNAUTHORIZED: Final = ProblemType("unauthorized", N_("Unauthorized"), 401, "UNAUTHORIZED")
 """No API key, or not a configured one (only when API keys are configured; see ``auth.py``)."""
 AUDIT_UNAVAILABLE: Final = ProblemType(
-    "audit-unavailable", "Service Unavailable", 503, "AUDIT_UNAVAILABLE"
+    "audit-unavailable", N_("Service Unavailable"), 503, "AUDIT_UNAVAILABLE"
 )
 """The verdict was reached but its audit line could not be recorded: it is withheld (retry)."""
 
@@ -116,7 +122,11 @@ class Problem(Exception):
         code: str | None = None,
         errors: Sequence[Mapping[str, str]] | None = None,
         headers: Mapping[str, str] | None = None,
+        parts: tuple[str, Mapping[str, str]] | None = None,
     ) -> None:
+        """``parts``: the template ``detail`` was formatted from and its values, for a detail
+        whose values are themselves messages that a pattern could not tell apart (a pointer, which
+        may hold anything, before an error message): translated part by part."""
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
@@ -125,8 +135,13 @@ class Problem(Exception):
         self.code = code if code is not None else kind.code
         self.errors = list(errors) if errors is not None else None
         self.headers = dict(headers) if headers is not None else {}
+        self.parts = parts
 
-    def document(self) -> dict[str, Any]:
+    def document(self, language: str = ENGLISH) -> dict[str, Any]:
+        """The problem document, in ``language``: ``title``, ``detail`` and each error's
+        ``message`` are translated; ``type``, ``code``, ``status`` and pointers never are."""
+        if language != ENGLISH:
+            return self._translated(language)
         doc: dict[str, Any] = {
             "type": self.kind.uri,
             "title": self.title,
@@ -138,15 +153,36 @@ class Problem(Exception):
             doc["errors"] = self.errors[:MAX_REPORTED_ERRORS]
         return doc
 
-    def prepared(self) -> tuple[str, list[tuple[str, str]], bytes]:
+    def _translated(self, language: str) -> dict[str, Any]:
+        translate = translator(language)
+        message = translate.message
+        parts = self.parts
+        detail = message(self.detail) if parts is None else translate.template(*parts)
+        doc: dict[str, Any] = {
+            "type": self.kind.uri,
+            "title": message(self.title),
+            "status": self.status,
+            "detail": detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            doc["errors"] = [
+                {**error, "message": message(error["message"])}
+                for error in self.errors[:MAX_REPORTED_ERRORS]
+            ]
+        return doc
+
+    def prepared(self, language: str = ENGLISH) -> tuple[str, list[tuple[str, str]], bytes]:
         """The problem as a WSGI status line, headers and body, for answers the envelope gives
         itself without entering Flask (the 401, the withheld verdict): the same document and
-        headers ``response`` gives, made once at start-up."""
-        body = orjson.dumps(self.document())
+        headers ``response`` gives, made once at start-up (once per language)."""
+        body = orjson.dumps(self.document(language))
         headers = [
             ("Content-Type", PROBLEM_MEDIA_TYPE),
             ("Content-Length", str(len(body))),
             ("Cache-Control", "no-store"),
+            ("Content-Language", language),
+            ("Vary", "Accept-Language"),
             *self.headers.items(),
         ]
         return f"{self.status} {HTTPStatus(self.status).phrase}", headers, body
@@ -156,10 +192,19 @@ class Problem(Exception):
         exchange = current()
         if exchange is not None:
             exchange.code = self.code
-        headers = {"Cache-Control": "no-store"}
+        language = (
+            negotiate(request.environ.get("HTTP_ACCEPT_LANGUAGE"))
+            if has_request_context()
+            else ENGLISH
+        )
+        headers = {
+            "Cache-Control": "no-store",
+            "Content-Language": language,
+            "Vary": "Accept-Language",
+        }
         headers.update(self.headers)
         return Response(
-            orjson.dumps(self.document()),
+            orjson.dumps(self.document(language)),
             status=self.status,
             headers=headers,
             content_type=PROBLEM_MEDIA_TYPE,
@@ -195,16 +240,23 @@ def validation_problem(
     _flatten(messages, json_pointer(prefix), errors)
     errors.sort(key=lambda e: e["pointer"])
     count = len(errors)
-    first = errors[0] if errors else {"pointer": "", "message": "invalid request"}
-    where = first["pointer"] or "the body"
+    first = errors[0] if errors else {"pointer": "", "message": N_("invalid request")}
+    values = {
+        "where": first["pointer"] or N_("the body"),
+        "message": first["message"],
+        "count": str(count - 1),
+    }
     if truncated:
-        more = f" (and {count - 1} more listed; validation stopped there, others were not sought)"
+        template = N_(
+            "{where}: {message} (and {count} more listed; validation stopped there, "
+            "others were not sought)"
+        )
+    elif count > 1:
+        template = N_("{where}: {message} (and {count} more)")
     else:
-        more = f" (and {count - 1} more)" if count > 1 else ""
+        template = N_("{where}: {message}")
     return Problem(
-        VALIDATION_ERROR,
-        f"{where}: {first['message']}{more}",
-        errors=errors,
+        VALIDATION_ERROR, template.format(**values), errors=errors, parts=(template, values)
     )
 
 

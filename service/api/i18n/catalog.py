@@ -1,0 +1,187 @@
+"""English messages to their translation, by the catalog's templates.
+
+Messages reach a problem document as finished English text: made by the core (which knows nothing
+of languages), by marshmallow, or by this package's own modules. Each msgid of the catalog is a
+template with ``{named}`` placeholders; compiled once to a regular expression, it recognises the
+messages made from it and captures their values, which fill the translation's placeholders. A
+value whose placeholder is named in ``NESTED`` is itself a message (a card's refusal reason inside
+"not a card: {reason}") and is translated in turn; the others (numbers, pointers, the client's own
+spellings) are kept as they are. ``LISTS`` name the placeholders holding several such messages
+joined by a separator, which the catalog translates too.
+
+Templates that begin with literal text are tried first, longest beginning first, then those that
+begin with a placeholder (which could swallow any message), most literal text first: so
+"invalid card {value}: {reason}" is tried before "{alike}: write {reason}", and "no resource at
+{path}; did you mean {suggestion}?" before "no resource at {path}". A match counts only if each of
+its ``NESTED`` values is a message the catalog translates, else the next template is tried. A
+message no template matches (one clipped at 300 characters, or one nobody translated) stays
+English: a partly translated answer would mix two languages in one sentence.
+
+The catalog is the ``.po`` file itself, read with Babel once per process, at start-up (the
+prepared 401 and 503 are translated then): no compiled file to keep in step with it.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import Final
+
+from babel.messages.pofile import read_po
+
+LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
+DOMAIN: Final = "messages"
+NESTED: Final = frozenset(
+    {
+        "message",
+        "reason",
+        "fix",
+        "why",
+        "how",
+        "what",
+        "where",
+        "subject",
+        "items",
+        "ranks",
+        "suits",
+        "rank",
+        "meaning",
+        "name",
+        "other",
+    }
+)
+"""Placeholders whose value is a message of its own, translated in turn."""
+LISTS: Final[Mapping[str, str]] = {"readings": ", or ", "parts": " with ", "alike": ", "}
+"""Placeholders holding messages joined by a separator (each translated, the separator too)."""
+_NUMBERS: Final = frozenset({"count", "min", "max", "length", "position", "bound", "budget",
+                             "limit", "depth", "index", "equal", "times", "copies"})  # fmt: skip
+"""Placeholders that only ever hold an integer: matched as one, which keeps matching exact."""
+CACHED: Final = 4096
+"""Translated messages remembered: a refusal repeated by a busy client is matched once."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    prefix: str
+    pattern: re.Pattern[str]
+    translation: str
+
+
+def _compile(msgid: str) -> re.Pattern[str]:
+    parts: list[str] = []
+    seen: set[str] = set()
+    for literal, name, _, _ in string.Formatter().parse(msgid):
+        parts.append(re.escape(literal))
+        if name is None:
+            continue
+        if name in seen:
+            parts.append(f"(?P={name})")
+            continue
+        seen.add(name)
+        parts.append(f"(?P<{name}>-?[0-9]+)" if name in _NUMBERS else f"(?P<{name}>.+?)")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _precedence(msgid: str) -> tuple[int, int]:
+    """Sort key: a longer literal beginning first, then more literal text (see the docstring)."""
+    parsed = list(string.Formatter().parse(msgid))
+    return -len(parsed[0][0]), -sum(len(literal) for literal, *_ in parsed)
+
+
+def _prefix(msgid: str) -> str:
+    """The literal text a template begins with (a cheap test before its expression is tried)."""
+    for literal, *_ in string.Formatter().parse(msgid):
+        return literal
+    return ""
+
+
+def is_template(msgid: str) -> bool:
+    """Whether ``msgid`` has placeholders (else it is matched as exact text)."""
+    return any(name is not None for _, name, _, _ in string.Formatter().parse(msgid))
+
+
+class Translator:
+    """Translates English messages with one language's catalog (``entries``: msgid → msgstr)."""
+
+    def __init__(self, entries: Mapping[str, str]) -> None:
+        self._exact = {k: v for k, v in entries.items() if not is_template(k)}
+        templates = sorted((k for k in entries if is_template(k)), key=_precedence)
+        self._templates = tuple(
+            _Template(_prefix(k), _compile(k), entries[k])
+            for k in templates
+        )
+        self.translated = lru_cache(maxsize=CACHED)(self._translated)
+        """The translation of one message, or None when no entry of the catalog makes it."""
+        self._entries = dict(entries)
+
+    def template(self, msgid: str, values: Mapping[str, str]) -> str:
+        """``msgid`` translated and filled with ``values`` (each translated as ``NESTED`` says);
+        English when the catalog does not translate it."""
+        target = self._entries.get(msgid, msgid)
+        return target.format(
+            **{name: self._value(name, value, strict=False) for name, value in values.items()}
+        )
+
+    def message(self, text: str) -> str:
+        """The translation of one message, or the message itself when nothing matches it."""
+        found = self.translated(text)
+        return text if found is None else found
+
+    def _translated(self, text: str) -> str | None:
+        exact = self._exact.get(text)
+        if exact is not None:
+            return exact
+        for template in self._templates:
+            if not text.startswith(template.prefix):
+                continue
+            match = template.pattern.fullmatch(text)
+            if match is None:
+                continue
+            values = {}
+            for name, value in match.groupdict().items():
+                found = self._value(name, value, strict=True)
+                if found is None:
+                    break
+                values[name] = found
+            else:
+                return template.translation.format(**values)
+        return None
+
+    def _value(self, name: str, value: str, *, strict: bool) -> str | None:
+        """A captured value as the translation shows it; None (when ``strict``) if it is a
+        message the catalog cannot translate."""
+        separator = LISTS.get(name)
+        if separator is not None:
+            items = [self._nested(item, strict) for item in value.split(separator)]
+            if None in items:
+                return None
+            return self._exact.get(separator, separator).join(items)  # type: ignore[arg-type]
+        return self._nested(value, strict) if name in NESTED else value
+
+    def _nested(self, value: str, strict: bool) -> str | None:
+        found = self.translated(value)
+        return value if found is None and not strict else found
+
+
+def entries(language: str) -> dict[str, str]:
+    """The translated, non-fuzzy entries of ``language``'s catalog (msgid → msgstr)."""
+    path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    with path.open("rb") as file:
+        catalog = read_po(file, locale=language)
+    found: dict[str, str] = {}
+    for message in catalog:
+        msgid, msgstr = message.id, message.string
+        usable = msgid and msgstr and not message.fuzzy
+        if usable and isinstance(msgid, str) and isinstance(msgstr, str):
+            found[msgid] = msgstr
+    return found
+
+
+@cache
+def translator(language: str) -> Translator:
+    """The translator of ``language`` (read and compiled once per process)."""
+    return Translator(entries(language))
