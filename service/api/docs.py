@@ -58,14 +58,19 @@ OPENAPI_YAML = Operation(
     tag="operations",
     description="The OpenAPI 3.1 contract, byte for byte the committed `openapi.yaml`.",
     response_media=YAML_MEDIA_TYPE,
-    raw_response={"type": "object", "description": "The OpenAPI document."},
+    raw_response={"type": "string", "description": "The OpenAPI document, as YAML text."},
 )
 OPENAPI_JSON = Operation(
     operation_id="getOpenApiJson",
     summary="This document (JSON)",
     tag="operations",
     description="The same OpenAPI 3.1 document as JSON.",
-    raw_response={"type": "object"},
+    raw_response={
+        "type": "object",
+        "description": "The OpenAPI document: any JSON object (a client generator must not "
+        "narrow it to an empty record).",
+        "additionalProperties": True,
+    },
 )
 DOCS = Operation(
     operation_id="getDocs",

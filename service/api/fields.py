@@ -3,6 +3,8 @@
 Each field validates with the core's own parser (one definition of what a card or a trump is) and
 carries the JSON Schema keywords that describe exactly the same set of values in ``openapi.yaml``:
 the pattern below matches precisely the spellings in ``cards.CARD_BY_SPELLING`` (a test checks it).
+Fields carry no ``example``: out of context one misleads (a lone card shown as a hand); the
+operations carry real requests and the service's real answers to them instead.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class CardField(fields.String):
     """One card in any accepted spelling; loads to the canonical code."""
 
     def __init__(self, **kwargs: Any) -> None:
-        metadata = {"pattern": CARD_PATTERN, "description": CARD_DESCRIPTION, "example": "KS"}
+        metadata = {"pattern": CARD_PATTERN, "description": CARD_DESCRIPTION}
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
@@ -75,7 +77,7 @@ class TrumpField(fields.String):
     """A trump suit in any accepted spelling, or null; loads to the canonical letter or None."""
 
     def __init__(self, **kwargs: Any) -> None:
-        metadata = {"pattern": TRUMP_PATTERN, "description": TRUMP_DESCRIPTION, "example": "H"}
+        metadata = {"pattern": TRUMP_PATTERN, "description": TRUMP_DESCRIPTION}
         super().__init__(allow_none=True, load_default=None, metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
@@ -100,10 +102,7 @@ def hand_field(**kwargs: Any) -> fields.List[str]:
         validate=CountOf(
             equal=HAND_SIZE, subject=N_("a hand holds"), items=N_("cards"), code="WRONG_HAND_SIZE"
         ),
-        metadata={
-            "description": f"Exactly {HAND_SIZE} cards, in any order.",
-            "example": ["KS", "QS", "JS", "JC"],
-        },
+        metadata={"description": f"Exactly {HAND_SIZE} cards, in any order."},
         **kwargs,
     )
 
@@ -173,7 +172,6 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
             "json_schema": {
                 "propertyNames": {"minLength": PLAYER_MIN_LENGTH, "maxLength": PLAYER_MAX_LENGTH}
             },
-            "example": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
         }
         metadata.update(kwargs.pop("metadata", {}))
         super().__init__(metadata=metadata, **kwargs)

@@ -18,12 +18,25 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from flask import Flask
 from marshmallow import Schema, fields
 
+from service.game.betting import ReasonCode
+from service.game.ruleset import RULESET
+from service.game.scoring import CombinationType
+
 from .audit import SIGNED_ROUTES
-from .fields import HandsByPlayer, JsonSchemaMixin
+from .fields import (
+    CARD_CODES,
+    CARD_DESCRIPTION,
+    CARD_PATTERN,
+    SUIT_CODES,
+    TRUMP_DESCRIPTION,
+    TRUMP_PATTERN,
+    HandsByPlayer,
+    JsonSchemaMixin,
+)
 from .http import JSON_MEDIA_TYPE
 from .problems import PROBLEM_MEDIA_TYPE
 from .routing import Operation, operation_of
-from .schemas import ActionSchema, BaseSchema, ProblemSchema, RequestSchemas
+from .schemas import ACTION_TYPES, FOLD, ActionSchema, ProblemSchema, RequestSchemas
 
 OPENAPI_VERSION: Final = "3.1.0"
 TITLE: Final = "Quart-Bezique adjudication service"
@@ -83,16 +96,11 @@ TAGS: Final = (
     },
 )
 
-PROBLEM_RESPONSES: Final[Mapping[int, tuple[str, str]]] = {
+PROBLEM_RESPONSES: Final[Mapping[int | str, tuple[str, str]]] = {
     400: ("MalformedJson", "The body is not valid JSON."),
     401: (
         "Unauthorized",
         "API keys are configured and the request carries none, or not a valid one.",
-    ),
-    404: ("NotFound", "No such path."),
-    405: (
-        "MethodNotAllowed",
-        "The path does not support this method; `Allow` lists those it does.",
     ),
     413: (
         "BodyTooLarge",
@@ -106,13 +114,138 @@ PROBLEM_RESPONSES: Final[Mapping[int, tuple[str, str]]] = {
         "code). `errors` points at each refused field.",
     ),
     503: ("NotReady", "Not ready to serve (starting or shutting down)."),
+    "4XX": (
+        "ClientError",
+        "Any other refusal, on any route: 404 `NOT_FOUND` (no such path), 405 "
+        "`METHOD_NOT_ALLOWED` (`Allow` lists the methods), 408 `REQUEST_TIMEOUT` (the body did "
+        "not arrive in time), 413 `BODY_TOO_LARGE`.",
+    ),
+    "5XX": (
+        "ServerError",
+        "The service could not answer: 503 `NOT_READY` (starting or shutting down), 503 "
+        "`AUDIT_UNAVAILABLE` (the verdict was reached but its audit record could not be written, "
+        "so it is withheld: retry), 500 `INTERNAL_ERROR`.",
+    ),
 }
+"""Problem responses by status; the ``4XX`` and ``5XX`` ranges are on every operation, because
+every route can be refused that way (a client generator needs them to type the error)."""
+RANGES: Final = ("4XX", "5XX")
+
+PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
+    "MalformedJson": {
+        "truncated_body": {
+            "type": "urn:quart-bezique:problem:malformed-json",
+            "title": "Malformed JSON",
+            "status": 400,
+            "detail": (
+                "the body is not valid JSON: unexpected end of data: line 1 column 2 (char 1)"
+            ),
+            "code": "MALFORMED_JSON",
+        }
+    },
+    "Unauthorized": {
+        "no_key": {
+            "type": "urn:quart-bezique:problem:unauthorized",
+            "title": "Unauthorized",
+            "status": 401,
+            "detail": "this service needs an API key: send Authorization: Bearer <key>",
+            "code": "UNAUTHORIZED",
+        }
+    },
+    "BodyTooLarge": {
+        "too_many_bytes": {
+            "type": "urn:quart-bezique:problem:body-too-large",
+            "title": "Content Too Large",
+            "status": 413,
+            "detail": "the body is larger than the limit of 1048576 bytes",
+            "code": "BODY_TOO_LARGE",
+        }
+    },
+    "UnsupportedMediaType": {
+        "text_plain": {
+            "type": "urn:quart-bezique:problem:unsupported-media-type",
+            "title": "Unsupported Media Type",
+            "status": 415,
+            "detail": "the body must be sent as application/json; it was sent as text/plain",
+            "code": "UNSUPPORTED_MEDIA_TYPE",
+        }
+    },
+    "Unprocessable": {
+        "validation_error": {
+            "type": "urn:quart-bezique:problem:validation-error",
+            "title": "Invalid request",
+            "status": 422,
+            "detail": "/cards: a hand holds exactly 4 cards, got 1",
+            "code": "VALIDATION_ERROR",
+            "errors": [
+                {
+                    "pointer": "/cards",
+                    "message": "a hand holds exactly 4 cards, got 1",
+                    "code": "WRONG_HAND_SIZE",
+                }
+            ],
+        },
+        "rules_violation": {
+            "type": "urn:quart-bezique:problem:rules-violation",
+            "title": "Refused by the rules",
+            "status": 422,
+            "detail": "the hands hold KS 7 times together; one shoe has only 6",
+            "code": "SHOE_EXCEEDED",
+            "errors": [
+                {
+                    "pointer": "/hands",
+                    "message": "the hands hold KS 7 times together; one shoe has only 6",
+                    "code": "SHOE_EXCEEDED",
+                }
+            ],
+        },
+    },
+    "NotReady": {
+        "shutting_down": {
+            "type": "urn:quart-bezique:problem:not-ready",
+            "title": "Service Unavailable",
+            "status": 503,
+            "detail": "shutting down",
+            "code": "NOT_READY",
+        }
+    },
+    "ClientError": {
+        "not_found": {
+            "type": "urn:quart-bezique:problem:not-found",
+            "title": "Not Found",
+            "status": 404,
+            "detail": "no resource at /v1/hand/score",
+            "code": "NOT_FOUND",
+        },
+        "method_not_allowed": {
+            "type": "urn:quart-bezique:problem:method-not-allowed",
+            "title": "Method Not Allowed",
+            "status": 405,
+            "detail": "GET is not allowed on /v1/hands/score; allowed: OPTIONS, POST",
+            "code": "METHOD_NOT_ALLOWED",
+        },
+    },
+    "ServerError": {
+        "shutting_down": {
+            "type": "urn:quart-bezique:problem:not-ready",
+            "title": "Service Unavailable",
+            "status": 503,
+            "detail": "shutting down",
+            "code": "NOT_READY",
+        },
+    },
+}
+"""Each problem response's examples: documents the service really sends (the test of the
+examples makes each one's request and compares the answer)."""
 
 
 SECURITY_SCHEME: Final = "apiKey"
 PROTECTED_PREFIX: Final = "/v1/"
 SECURITY: Final[tuple[dict[str, list[str]], ...]] = ({SECURITY_SCHEME: []}, {})
 """A key, or none: whether keys are needed is the deployment's choice (``API_KEYS``)."""
+SERVERS: Final = ({"url": "/"},)
+"""Relative: the operations are wherever the document was fetched from (a generated client
+takes its base URL from here)."""
 REQUEST_ID_HEADER: Final = {
     "description": "The request's id in the audit log: the client's `X-Request-ID` when it sent "
     "a sane one (1 to 128 of `A-Z a-z 0-9 . _ ~ : / + = @ -`), else a generated one.",
@@ -153,9 +286,9 @@ def _problem_responses() -> dict[str, Any]:
     responses: dict[str, Any] = {}
     for status, (name, description) in PROBLEM_RESPONSES.items():
         headers: dict[str, Any] = {"X-Request-ID": {"$ref": "#/components/headers/RequestId"}}
-        if status == 405:
+        if status == "4XX":
             headers["Allow"] = {
-                "description": "The methods this path supports.",
+                "description": "On a 405: the methods this path supports.",
                 "schema": {"type": "string"},
             }
         if status == 401:
@@ -164,10 +297,19 @@ def _problem_responses() -> dict[str, Any]:
                 "sent but is not valid.",
                 "schema": {"type": "string"},
             }
+        if status in (503, "5XX"):
+            headers["Retry-After"] = {
+                "description": "On a 503: seconds to wait before retrying.",
+                "schema": {"type": "string"},
+            }
+        content: dict[str, Any] = {"schema": {"$ref": "#/components/schemas/Problem"}}
+        examples = PROBLEM_EXAMPLES.get(name, {})
+        if examples:
+            content["examples"] = {key: {"value": dict(doc)} for key, doc in examples.items()}
         responses[name] = {
             "description": description,
             "headers": headers,
-            "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            "content": {PROBLEM_MEDIA_TYPE: content},
         }
     return responses
 
@@ -184,8 +326,9 @@ def _operation(
         "summary": op.summary,
         "tags": [op.tag],
     }
-    if protected:
-        doc["security"] = [dict(requirement) for requirement in SECURITY]
+    # Explicit either way: an open operation says so (``[]``), so a generated client never
+    # applies a document-wide default to it.
+    doc["security"] = [dict(requirement) for requirement in SECURITY] if protected else []
     if op.description:
         doc["description"] = op.description
     if op.request is not None:
@@ -203,15 +346,165 @@ def _operation(
     if signed:
         ok["headers"]["Verdict-Receipt"] = {"$ref": "#/components/headers/VerdictReceipt"}
     if op.response is not None or op.raw_response is not None:
-        ok["content"] = {op.response_media: _json_body(op.response, op.raw_response)}
+        body = _json_body(op.response, op.raw_response)
+        if op.response_examples:
+            body["examples"] = {
+                name: {"value": value} for name, value in op.response_examples.items()
+            }
+        ok["content"] = {op.response_media: body}
     responses: dict[str, Any] = {"200": ok}
     for status, description in op.other_responses.items():
         responses[str(status)] = {"description": description}
-    for status in sorted({401, *op.problems}) if protected else op.problems:
-        name = PROBLEM_RESPONSES[status][0]
-        responses[str(status)] = {"$ref": f"#/components/responses/{name}"}
+    explicit = sorted({401, *op.problems}) if protected else op.problems
+    for problem in (*explicit, *RANGES):
+        name = PROBLEM_RESPONSES[problem][0]
+        responses[str(problem)] = {"$ref": f"#/components/responses/{name}"}
     doc["responses"] = responses
     return doc
+
+
+# ------------------------------------------------------------------------------------------------
+# Shared schemas: one named component per value set, referenced wherever it is used
+# ------------------------------------------------------------------------------------------------
+
+SHARED_ENUMS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
+    "CardCode": (
+        "A card in the canonical form every answer uses: rank (`9 10 J Q K A`) then suit "
+        "(`S C H D`), Latin, upper case.",
+        CARD_CODES,
+    ),
+    "SuitCode": ("A suit in canonical form: `S`, `C`, `H` or `D`.", SUIT_CODES),
+    "ActionType": ("A betting action's kind (docs/rules.md §9).", ACTION_TYPES),
+    "CombinationType": (
+        "A scoring combination (docs/rules.md §4).",
+        tuple(t.value for t in CombinationType),
+    ),
+    "ReasonCode": (
+        "Why a betting action is illegal (docs/rules.md §9).",
+        tuple(c.value for c in ReasonCode),
+    ),
+    "Ruleset": ("The ruleset an answer follows (docs/rules.md).", (RULESET,)),
+}
+"""Enumerations apispec would repeat inline at every use (and a client generator would turn into
+one type per use): each becomes a component, and every schema whose ``enum`` lists exactly its
+values (``null`` aside) refers to it instead."""
+SHARED_PATTERNS: Final[Mapping[str, tuple[str, str, tuple[str, ...]]]] = {
+    "CardSpelling": (CARD_DESCRIPTION, CARD_PATTERN, ("KS", "10h", "T♦", "КП")),
+    "TrumpSpelling": (TRUMP_DESCRIPTION, TRUMP_PATTERN, ("H", "♥", "Ч")),
+}
+"""The request spellings of a card and a trump, by their ``pattern`` (``fields.CardField``,
+``fields.TrumpField``)."""
+_REPLACEABLE: Final = frozenset({"type", "enum", "pattern", "description", "example", "default"})
+"""What a schema replaced by a reference may hold: anything else would be lost, so it fails."""
+
+
+def _shared_components() -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for name, (description, values) in SHARED_ENUMS.items():
+        found[name] = {"type": "string", "enum": list(values), "description": description}
+    for name, (description, pattern, examples) in SHARED_PATTERNS.items():
+        found[name] = {
+            "type": "string",
+            "pattern": pattern,
+            "description": description,
+            "examples": list(examples),
+        }
+    return found
+
+
+def _shared_name(node: Mapping[str, Any]) -> str | None:
+    pattern = node.get("pattern")
+    for name, (_, shared, _) in SHARED_PATTERNS.items():
+        if pattern == shared:
+            return name
+    if "enum" in node:
+        values = tuple(v for v in node["enum"] if v is not None)
+        for name, (_, shared_values) in SHARED_ENUMS.items():
+            if values == shared_values:
+                return name
+    return None
+
+
+def _share(node: Any, components: Mapping[str, Mapping[str, Any]]) -> Any:
+    """``node`` with every shared value set replaced by a ``$ref`` (``anyOf`` with ``null`` when
+    the value may be null), keeping the use's own description and default."""
+    if isinstance(node, list):
+        return [_share(item, components) for item in node]
+    if not isinstance(node, dict):
+        return node
+    name = _shared_name(node)
+    if name is None:
+        return {
+            key: value if key in ("example", "examples") else _share(value, components)
+            for key, value in node.items()
+        }
+    extra = set(node) - _REPLACEABLE
+    if extra:
+        raise ValueError(f"{name}: a shared schema's use also has {sorted(extra)}")
+    kinds = node.get("type")
+    nullable = None in node.get("enum", ()) or (isinstance(kinds, list) and "null" in kinds)
+    ref = {"$ref": f"#/components/schemas/{name}"}
+    kept = {
+        key: node[key]
+        for key in ("description", "default")
+        if key in node and node[key] != components[name].get(key)
+    }
+    if nullable:
+        return {"anyOf": [ref, {"type": "null"}], **kept}
+    return {**ref, **kept}
+
+
+def _action_variants(derived: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``Action`` as one schema per kind, discriminated by ``type``: what a client generator
+    turns into a tagged union. The document only: ``schemas.ActionSchema`` still validates, and
+    this says exactly what it accepts (``amount`` for every kind but ``FOLD``, never for it)."""
+    properties = derived["properties"]
+    variants: dict[str, dict[str, Any]] = {}
+    mapping: dict[str, str] = {}
+    for kind in ACTION_TYPES:
+        name = "".join(part.capitalize() for part in kind.split("_")) + "Action"
+        mapping[kind] = f"#/components/schemas/{name}"
+        own: dict[str, Any] = {
+            "player": properties["player"],
+            "type": {"type": "string", "const": kind},
+        }
+        required = ["player", "type"]
+        if kind == FOLD:
+            description = "`fold`: `player` leaves the round; it takes no `amount`."
+        else:
+            own["amount"] = {**properties["amount"], "description": f"Chips put in by the {kind}."}
+            required.append("amount")
+            description = f"`{kind}`: `player` puts `amount` chips in the pot."
+        variants[name] = {
+            "type": "object",
+            "description": description,
+            "properties": own,
+            "required": required,
+            "additionalProperties": False,
+        }
+    union = {
+        "description": "One betting action, by `type`: `fold` takes no `amount`, every other "
+        "type needs one (docs/rules.md §9).",
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    return {"Action": union, **variants}
+
+
+def _finish(spec: dict[str, Any]) -> dict[str, Any]:
+    """The one pass over apispec's output: ``Action`` becomes a discriminated union, then shared
+    value sets become references to their components (added after the derived schemas)."""
+    schemas: dict[str, Any] = {}
+    for name, schema in spec["components"]["schemas"].items():
+        if name == "Action":
+            schemas.update(_action_variants(schema))
+        else:
+            schemas[name] = schema
+    shared = _shared_components()
+    spec["components"]["schemas"] = schemas
+    spec = _share(spec, shared)
+    spec["components"]["schemas"].update(shared)
+    return spec
 
 
 def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
@@ -226,6 +519,7 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
             "description": DESCRIPTION,
             "license": {"name": "MIT", "identifier": "MIT"},
         },
+        servers=[dict(server) for server in SERVERS],
         tags=list(TAGS),
     )
     assert plugin.converter is not None
@@ -233,8 +527,7 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
     converter.map_to_openapi_type(HandsByPlayer, "object", None)
     converter.add_attribute_function(_field_extras)
     spec.components.schema("Problem", schema=ProblemSchema)
-    for cls in (ActionSchema,):
-        spec.components.schema(_name(cls), component=dict(cls.OPENAPI_EXTRA), schema=cls)
+    spec.components.schema("Action", schema=ActionSchema)
     for name, response in _problem_responses().items():
         spec.components.response(name, response)
     spec.components.header("RequestId", REQUEST_ID_HEADER)
@@ -264,12 +557,7 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
             )
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
-
-
-def _name(cls: type[BaseSchema]) -> str:
-    name = cls.__name__
-    return name[: -len("Schema")] if name.endswith("Schema") else name
+    return _finish(spec.to_dict())
 
 
 class _Dumper(yaml.SafeDumper):
@@ -286,7 +574,7 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 _Dumper.add_representer(str, _str)
 
-TOP_LEVEL_ORDER: Final = ("openapi", "info", "tags", "paths", "components")
+TOP_LEVEL_ORDER: Final = ("openapi", "info", "servers", "tags", "paths", "components")
 
 
 def render_yaml(spec: Mapping[str, Any]) -> str:

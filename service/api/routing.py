@@ -39,6 +39,10 @@ class Operation:
     """Statuses answered with a problem document."""
     request_examples: Mapping[str, Any] = field(default_factory=dict)
     """Named examples of request bodies (shown on the docs page, tried by schemathesis)."""
+    response_examples: Mapping[str, Any] = field(default_factory=dict)
+    """Named examples of the 200 answer: for an operation with a body, the service's actual
+    answer to the request example of the same name (``tests/api/test_api_examples.py`` posts each
+    one and compares). Data, not computed at start-up, so the document stays cheap and stable."""
     other_responses: Mapping[int, str] = field(default_factory=dict)
     """Other answers without a body (a redirect), by status, with their description."""
     raw_response: Mapping[str, Any] | None = None

@@ -137,6 +137,9 @@ class BuildSchema(BaseSchema):
     )  # fmt: skip
 
 
+JWKS_ANSWERS: dict[str, Any] = {"unsigned": {"keys": []}}
+"""The service's answer (a test fetches it and compares)."""
+
 JWKS = Operation(
     operation_id="jwks",
     summary="Receipt verification keys",
@@ -145,7 +148,36 @@ JWKS = Operation(
     "empty when the deployment signs nothing. Open (no API key).",
     response=JwksSchema,
     response_media="application/jwk-set+json",
+    response_examples=JWKS_ANSWERS,
 )
+
+BUILD_ANSWERS = {
+    "running": {
+        "version": "1.0.0",
+        "ruleset": "classic/1",
+        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
+        "manifest": {
+            "dependencies": {"cryptography": "50.0.2", "orjson": "3.13.0"},
+            "files": {
+                "service/__init__.py": (
+                    "5347c57fd0bd9ceeee2f03791f16d619068cb6e546b07bd17598be5df3aabbeb"
+                ),
+                "service/__main__.py": (
+                    "dc1a0e9758d1c16b59e08231d6824d91e31c5a694ec9878f9a44f892bb321184"
+                ),
+                "service/api/__init__.py": (
+                    "217fe2e201160099835fdef2d12c037139836d67b440bf3ee87ff58569af849e"
+                ),
+            },
+            "format": "quart-bezique-manifest/1",
+            "ruleset": "classic/1",
+            "version": "1.0.0",
+        },
+    }
+}
+"""The service's answer, its manifest cut to three of its files. The digests name the build this
+was taken from: the test compares their form, and every other value exactly."""
+
 BUILD = Operation(
     operation_id="build",
     summary="The running build",
@@ -154,7 +186,31 @@ BUILD = Operation(
     "digest covers: compare it with `quart-bezique build-digest` run over the installed files.",
     response=BuildSchema,
     problems=(503,),
+    response_examples=BUILD_ANSWERS,
 )
+
+VERIFY_ANSWERS = {
+    "by_response_digest": {
+        "endpoint": "/v1/hands/score",
+        "ruleset": "classic/1",
+        "version": "1.0.0",
+        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
+        "status": 200,
+        "match": True,
+        "request_sha256": {
+            "recorded": None,
+            "recomputed": "5410c65f12643180a1ee7b25bb9a7e585e24f9d2e839f7df045bda7a107b4759",
+        },
+        "response_sha256": {
+            "recorded": "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8",
+            "recomputed": "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8",
+        },
+        "receipt": None,
+    }
+}
+"""The service's answer to the request example of the same name (a test posts it and compares;
+``build`` names the build this was taken from, so only its form is compared)."""
+
 VERIFY = Operation(
     operation_id="verifyVerdict",
     summary="Re-adjudicate a stored verdict",
@@ -175,6 +231,7 @@ VERIFY = Operation(
             "response_sha256": EXAMPLE_RESPONSE_SHA256,
         }
     },
+    response_examples=VERIFY_ANSWERS,
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from service.api import openapi
 from service.api.app import create_app
 from service.api.config import Config
 from service.api.fields import CARD_PATTERN, TRUMP_PATTERN
+from service.game.betting import ActionType
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
 EXPECTED_OPERATIONS = {
@@ -83,19 +85,104 @@ def test_every_route_is_an_operation(app: Flask) -> None:
 
 
 def test_every_operation_documents_its_errors(app: Flask) -> None:
+    """A generated client types every answer the server can give: the explicit statuses, and the
+    4XX/5XX ranges every route can get (404, 405, 408, 413; 500, 503) as problem documents."""
     spec = app.extensions["quart_bezique"].spec
     for path, item in spec["paths"].items():
         for method, op in item.items():
             assert op["operationId"] and op["summary"] and op["tags"]
+            responses = op["responses"]
+            assert responses["4XX"] == {"$ref": "#/components/responses/ClientError"}, path
+            assert responses["5XX"] == {"$ref": "#/components/responses/ServerError"}, path
             if method == "post":
                 # 401: every /v1 operation, for deployments with API keys
-                assert set(op["responses"]) == {"200", "400", "401", "413", "415", "422"}, path
+                expected = {"200", "400", "401", "413", "415", "422", "4XX", "5XX"}
+                assert set(responses) == expected, path
                 assert op["requestBody"]["required"] is True
     responses = spec["components"]["responses"]
-    assert set(responses) >= {"NotFound", "MethodNotAllowed", "MalformedJson", "BodyTooLarge"}
-    assert "Allow" in responses["MethodNotAllowed"]["headers"]
-    for response in responses.values():
+    assert set(responses) >= {"ClientError", "ServerError", "MalformedJson", "BodyTooLarge"}
+    assert "Allow" in responses["ClientError"]["headers"]
+    assert "Retry-After" in responses["ServerError"]["headers"]
+    for name, response in responses.items():
         assert list(response["content"]) == ["application/problem+json"]
+        assert response["content"]["application/problem+json"]["examples"], name
+
+
+def test_security_is_explicit_on_every_operation(app: Flask) -> None:
+    """/v1 takes a key or none (the deployment decides); everything else is open, and says so,
+    so no generator applies a key to it."""
+    spec = app.extensions["quart_bezique"].spec
+    assert spec["servers"] == [{"url": "/"}]
+    assert "security" not in spec
+    for path, item in spec["paths"].items():
+        for op in item.values():
+            if path.startswith("/v1/"):
+                assert op["security"] == [{"apiKey": []}, {}], path
+            else:
+                assert op["security"] == [], path
+
+
+def test_the_documents_are_typed_as_what_is_sent(app: Flask) -> None:
+    paths = app.extensions["quart_bezique"].spec["paths"]
+    as_yaml = paths["/openapi.yaml"]["get"]["responses"]["200"]["content"]
+    assert list(as_yaml) == ["application/yaml"]
+    assert as_yaml["application/yaml"]["schema"]["type"] == "string"
+    as_json = paths["/openapi.json"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert as_json["schema"]["type"] == "object"
+    assert as_json["schema"]["additionalProperties"] is True
+
+
+def test_an_action_is_a_union_discriminated_by_its_type(app: Flask) -> None:
+    """One schema per action type; ``fold`` alone has no ``amount``, the others require it."""
+    schemas = app.extensions["quart_bezique"].spec["components"]["schemas"]
+    action = schemas["Action"]
+    mapping = action["discriminator"]["mapping"]
+    assert action["discriminator"]["propertyName"] == "type"
+    assert set(mapping) == {t.value for t in ActionType}
+    assert [v["$ref"] for v in action["oneOf"]] == list(mapping.values())
+    for kind, ref in mapping.items():
+        variant = schemas[ref.rsplit("/", 1)[1]]
+        assert variant["properties"]["type"] == {"type": "string", "const": kind}
+        assert variant["additionalProperties"] is False
+        if kind == ActionType.FOLD:
+            assert set(variant["properties"]) == {"player", "type"}
+            assert variant["required"] == ["player", "type"]
+        else:
+            assert set(variant["required"]) == {"player", "type", "amount"}
+    assert not {"if", "then", "else"} & set(action)
+
+
+def _walk(node: Any, where: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    if isinstance(node, dict):
+        yield where, node
+        for key, value in node.items():
+            if key not in ("example", "examples"):
+                yield from _walk(value, f"{where}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, f"{where}/{index}")
+
+
+def test_shared_value_sets_are_components_used_by_reference(app: Flask) -> None:
+    """Each shared enumeration or spelling is defined once, so a generator makes one type of it."""
+    spec = app.extensions["quart_bezique"].spec
+    shared = {**openapi.SHARED_ENUMS, **openapi.SHARED_PATTERNS}
+    schemas = spec["components"]["schemas"]
+    assert set(shared) <= set(schemas)
+    refs = {
+        node["$ref"].rsplit("/", 1)[1]
+        for _, node in _walk(spec)
+        if isinstance(node.get("$ref"), str)
+    }
+    assert set(shared) <= refs, set(shared) - refs
+    for where, node in _walk(spec):
+        owner = where.split("/")[3] if where.startswith("/components/schemas/") else None
+        if owner in shared:
+            continue
+        assert node.get("pattern") not in (CARD_PATTERN, TRUMP_PATTERN), where
+        if "enum" in node:
+            values = tuple(v for v in node["enum"] if v is not None)
+            assert values not in {v for _, v in openapi.SHARED_ENUMS.values()}, where
 
 
 def test_limits_in_the_spec_follow_the_configuration() -> None:
