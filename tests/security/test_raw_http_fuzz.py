@@ -83,6 +83,11 @@ VALID_BODIES: Final[dict[str, bytes]] = {
         b'{"players":["ann","bob"],"dealer":"bob","ante":5,'
         b'"actions":[{"player":"ann","type":"stake","amount":5},{"player":"bob","type":"fold"}]}'
     ),
+    "/v1/verdicts/verify": (
+        b'{"endpoint":"/v1/hands/score","ruleset":"classic/1",'
+        b'"request":{"cards":["KS","QS","JS","JC"],"trump":"S"},'
+        b'"response_sha256":"429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8"}'
+    ),
 }
 """A body each verdict route answers 200 to (with the key): a bypass would give a real verdict."""
 
