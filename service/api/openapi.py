@@ -233,6 +233,14 @@ PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
             "detail": "shutting down",
             "code": "NOT_READY",
         },
+        "audit_unavailable": {
+            "type": "urn:quart-bezique:problem:audit-unavailable",
+            "title": "Service Unavailable",
+            "status": 503,
+            "detail": "the audit log is not keeping up: no verdict is given without its record; "
+            "retry shortly",
+            "code": "AUDIT_UNAVAILABLE",
+        },
     },
 }
 """Each problem response's examples: documents the service really sends (the test of the

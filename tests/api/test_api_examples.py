@@ -142,6 +142,11 @@ def _keyed_app() -> Flask:
     return create_app(Config(api_keys=keys, build_tables=False), audit_sink=lambda line: None)
 
 
+def _refusing_audit_app() -> Flask:
+    """An app whose audit sink refuses every line (a full pipe, a broken log)."""
+    return create_app(Config(build_tables=False), audit_sink=lambda line: False)
+
+
 def _draining(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> TestResponse:
     monkeypatch.setattr(meta, "_draining", True)
     return client.get("/readyz")
@@ -171,6 +176,9 @@ PROBLEM_REQUESTS: Final[dict[tuple[str, str], Request]] = {
     ("ClientError", "not_found"): lambda c, _: c.get("/v1/hand/score"),
     ("ClientError", "method_not_allowed"): lambda c, _: c.get(SCORE),
     ("ServerError", "shutting_down"): _draining,
+    ("ServerError", "audit_unavailable"): lambda _, __: (
+        _refusing_audit_app().test_client().post(SCORE, json={"cards": ["KS", "QS", "JS", "JC"]})
+    ),
 }
 """For each example of a problem response in the document: a request that gets it."""
 
