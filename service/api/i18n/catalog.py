@@ -57,9 +57,22 @@ NESTED: Final = frozenset(
 """Placeholders whose value is a message of its own, translated in turn."""
 LISTS: Final[Mapping[str, str]] = {"readings": ", or ", "parts": " with ", "alike": ", "}
 """Placeholders holding messages joined by a separator (each translated, the separator too)."""
-_NUMBERS: Final = frozenset({"count", "min", "max", "length", "position", "bound", "budget",
-                             "limit", "depth", "index", "equal", "times", "copies"})  # fmt: skip
-"""Placeholders that only ever hold an integer: matched as one, which keeps matching exact."""
+_INTEGER: Final = "-?[0-9]+"
+_WORD: Final = "\\S+?"
+PATTERNS: Final[Mapping[str, str]] = {
+    **dict.fromkeys(
+        ("count", "min", "max", "length", "position", "bound", "budget", "limit", "depth",
+         "index", "equal", "times", "copies"),
+        _INTEGER,
+    ),
+    **dict.fromkeys(("code", "russian", "letter", "card"), _WORD),
+    "before": ".",
+    "word": "[^()]+?",
+}  # fmt: skip
+"""What a placeholder can hold, where it is narrower than any text: an integer, one word (a card
+code, a letter, a hexadecimal code point), one character, text without parentheses. The narrower
+the pattern, the fewer messages a template beginning with a placeholder can mistake for its own:
+"{code} or {russian} for the {rank} of hearts" cannot take a whole sentence for its ``code``."""
 CACHED: Final = 4096
 """Translated messages remembered: a refusal repeated by a busy client is matched once."""
 
@@ -82,7 +95,7 @@ def _compile(msgid: str) -> re.Pattern[str]:
             parts.append(f"(?P={name})")
             continue
         seen.add(name)
-        parts.append(f"(?P<{name}>-?[0-9]+)" if name in _NUMBERS else f"(?P<{name}>.+?)")
+        parts.append(f"(?P<{name}>{PATTERNS.get(name, '.+?')})")
     return re.compile("".join(parts), re.DOTALL)
 
 
@@ -90,6 +103,25 @@ def _precedence(msgid: str) -> tuple[int, int]:
     """Sort key: a longer literal beginning first, then more literal text (see the docstring)."""
     parsed = list(string.Formatter().parse(msgid))
     return -len(parsed[0][0]), -sum(len(literal) for literal, *_ in parsed)
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """``text`` split at each ``separator`` outside parentheses: an item such as
+    "Cyrillic К (U+041A, король = king)" holds the separator ", " of its own list."""
+    items, depth, start, at = [], 0, 0, 0
+    while at < len(text):
+        char = text[at]
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and text.startswith(separator, at):
+            items.append(text[start:at])
+            at = start = at + len(separator)
+            continue
+        at += 1
+    items.append(text[start:])
+    return items
 
 
 def _prefix(msgid: str) -> str:
@@ -110,10 +142,7 @@ class Translator:
     def __init__(self, entries: Mapping[str, str]) -> None:
         self._exact = {k: v for k, v in entries.items() if not is_template(k)}
         templates = sorted((k for k in entries if is_template(k)), key=_precedence)
-        self._templates = tuple(
-            _Template(_prefix(k), _compile(k), entries[k])
-            for k in templates
-        )
+        self._templates = tuple(_Template(_prefix(k), _compile(k), entries[k]) for k in templates)
         self.translated = lru_cache(maxsize=CACHED)(self._translated)
         """The translation of one message, or None when no entry of the catalog makes it."""
         self._entries = dict(entries)
@@ -156,7 +185,7 @@ class Translator:
         message the catalog cannot translate."""
         separator = LISTS.get(name)
         if separator is not None:
-            items = [self._nested(item, strict) for item in value.split(separator)]
+            items = [self._nested(item, strict) for item in _split(value, separator)]
             if None in items:
                 return None
             return self._exact.get(separator, separator).join(items)  # type: ignore[arg-type]

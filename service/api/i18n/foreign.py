@@ -153,6 +153,7 @@ SETTLEMENT: Final = (
     N_("the betting is invalid at action {index} ({code}): {message}"),
     N_("the betting has not ended: {player} is to act"),
     N_("hands must map player ids to their cards"),
+    N_("a showdown needs the hands of {first} and {second}"),
     N_("the hand of {player} is missing"),
     N_("a hand was given for {player}, but {why}"),
     N_("the round ended uncontested"),
