@@ -8,7 +8,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck unit container-test loadtest bench openapi lock clean catalogs
+.PHONY: run test lint typecheck unit contract-check container-test loadtest bench openapi lock clean catalogs
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,7 +24,7 @@ $(VENV)/.test-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
 run: $(VENV)/.run-installed
 	HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py service.wsgi:app
 
-test: lint typecheck unit container-test loadtest
+test: lint typecheck unit contract-check container-test loadtest
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check service tests scripts
@@ -40,6 +40,15 @@ container-test: $(VENV)/.test-installed
 
 loadtest: $(VENV)/.test-installed
 	$(PY) scripts/loadtest.py
+
+# openapi.yaml as integrators' tools see it (examples/README.md): tests/contract/ runs `npm ci` from
+# package-lock.json, Redocly and Spectral (redocly.yaml, .spectral.yaml), openapi-typescript and
+# `tsc --strict` on the TypeScript example, then the TypeScript, Python and curl examples against a
+# live server. Needs Node.js 20.19+ and npm; without them it skips, except under CI.
+contract-check: $(VENV)/.test-installed
+	$(VENV)/bin/ruff check examples
+	$(VENV)/bin/mypy --strict examples/python
+	QB_CONTRACT_CHECK=1 $(VENV)/bin/pytest -q tests/contract
 
 bench: $(VENV)/.test-installed
 	$(PY) scripts/bench.py
