@@ -363,6 +363,7 @@ def test_the_withheld_verdict_is_prepared_in_russian(unaudited: FlaskClient) -> 
 
 @settings(
     max_examples=300,
+    derandomize=True,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
