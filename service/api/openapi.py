@@ -310,6 +310,11 @@ def _problem_responses() -> dict[str, Any]:
                 "description": "On a 503: seconds to wait before retrying.",
                 "schema": {"type": "string"},
             }
+        headers["Content-Language"] = {"$ref": "#/components/headers/ContentLanguage"}
+        headers["Vary"] = {
+            "description": "`Accept-Language`: the problem's language follows the request's.",
+            "schema": {"type": "string"},
+        }
         content: dict[str, Any] = {"schema": {"$ref": "#/components/schemas/Problem"}}
         examples = PROBLEM_EXAMPLES.get(name, {})
         if examples:
@@ -337,6 +342,7 @@ def _operation(
     # Explicit either way: an open operation says so (``[]``), so a generated client never
     # applies a document-wide default to it.
     doc["security"] = [dict(requirement) for requirement in SECURITY] if protected else []
+    doc["parameters"] = ["AcceptLanguage"]  # apispec resolves a component name to its $ref
     if op.description:
         doc["description"] = op.description
     if op.request is not None:
@@ -540,6 +546,24 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
         spec.components.response(name, response)
     spec.components.header("RequestId", REQUEST_ID_HEADER)
     spec.components.header("VerdictReceipt", RECEIPT_HEADER)
+    spec.components.header(
+        "ContentLanguage",
+        {
+            "description": "The language of the problem's `title`, `detail` and messages.",
+            "schema": {"type": "string", "enum": ["en", "ru"]},
+        },
+    )
+    spec.components.parameter(
+        "AcceptLanguage",
+        "header",
+        {
+            "name": "Accept-Language",
+            "required": False,
+            "description": "Prefer `ru` for problem documents in Russian (`title`, `detail`, "
+            "`errors[].message`); codes, pointers and types never change. Default: English.",
+            "schema": {"type": "string", "example": "ru-RU,ru;q=0.9,en;q=0.8"},
+        },
+    )
     spec.components.security_scheme(
         SECURITY_SCHEME,
         {
