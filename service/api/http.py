@@ -80,6 +80,7 @@ def read_json() -> Any:
         )
     if len(data) >= (request.max_content_length or len(data) + 1):
         _refuse_streamed_excess(request.environ)
+    _refuse_short_body(len(data), request.environ.get("CONTENT_LENGTH", ""))
     if exchange is not None:
         exchange.received = True
     return parse(data, exchange)
@@ -142,6 +143,21 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
         raise Problem(MALFORMED_JSON, N_("the body repeats a key in one object"))
     refuse_repeated_key(data)
     raise Problem(MALFORMED_JSON, "the body repeats a key in one object")  # pragma: no cover
+
+
+def _refuse_short_body(received: int, declared: str) -> None:
+    """A body that ends before its ``Content-Length`` (the client closed its side early) is an
+    incomplete message (RFC 9112 §6.3), never judged: its verdict would be on bytes the client
+    did not mean to be the whole request."""
+    if declared.isdigit() and received < int(declared):
+        raise Problem(
+            HTTP_ERROR,
+            N_("the body ended after {received} of the {declared} bytes its Content-Length "
+               "declares").format(received=received, declared=int(declared)),
+            status=400,
+            title="Bad Request",
+            headers={"Connection": "close"},
+        )  # fmt: skip
 
 
 def _refuse_streamed_excess(environ: dict[str, Any]) -> None:

@@ -789,20 +789,11 @@ EITHER: Final = ("gzip, chunked", "Content-Length twice")
 parse it. The same Content-Length twice may be taken as one (RFC 9110, 8.6); gunicorn refuses it."""
 INCOMPLETE: Final = "Content-Length long"
 """The connection ends before the declared length: the message is incomplete (RFC 9112, 6.3) and
-must not be judged. Today the app gets the bytes that came (gunicorn's body reader stops at EOF
-without an error, and marks the input terminated) and answers 200 on them."""
+must not be judged (``http.read_json`` answers 400; gunicorn's body reader itself stops at EOF
+without an error)."""
 
 
 def _framing_param(name: str) -> Any:
-    if name == INCOMPLETE:
-        return pytest.param(
-            name,
-            id=name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="a body shorter than its Content-Length is judged (200), not refused",
-            ),
-        )
     return pytest.param(name, id=name)
 
 
