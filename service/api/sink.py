@@ -13,8 +13,13 @@ Bounds (per worker process):
 
 - ``capacity`` (default 2 MiB, counted as the lines' bytes; about 4,000 lines of ~500 bytes, a few
   seconds of a busy worker's output): how much may be waiting for the pipe;
-- ``wait`` (default 5 ms): how long a caller waits for room before it is refused. It never waits
-  longer, apart from getting the GIL back (the interpreter's switch interval, 5 ms by default);
+- ``wait`` (default 50 ms): how long a caller waits for room before it is refused. It never waits
+  longer, apart from getting the GIL back (the interpreter's switch interval, 5 ms by default).
+  It is ten switch intervals, not one, so that a busy machine (every thread wanting the GIL, the
+  writer among them) is not mistaken for a stalled log pipeline: a full buffer means seconds of
+  backlog, and 50 ms more changes nothing for a client;
+- the buffer's lock is held only to append or take lines; a caller waits for it up to
+  ``LOCK_SECONDS`` (1 s), which only a starved process reaches (then it is refused as well);
 - readiness (``ready``), with hysteresis so that ``/readyz`` does not flap: not ready from the
   first refusal or once more than ``high_water`` (3/4) of the capacity is waiting, ready again
   once the writer has brought it down to ``low_water`` (1/4).
@@ -54,8 +59,11 @@ log = logging.getLogger("service.api.audit")
 
 CAPACITY: Final = 2 * 1024 * 1024
 """Default bound of the buffer, in bytes of lines waiting to be written (per worker process)."""
-WAIT_SECONDS: Final = 0.005
+WAIT_SECONDS: Final = 0.05
 """Default longest wait for room in the buffer before a line is refused."""
+LOCK_SECONDS: Final = 1.0
+"""Longest wait for the buffer's lock (held for microseconds, but GIL scheduling on a loaded
+machine can delay its holder by several switch intervals)."""
 EXIT_FLUSH_SECONDS: Final = 2.0
 """How long interpreter exit waits for the buffer to drain (less than gunicorn's graceful stop)."""
 CHUNK: Final = select.PIPE_BUF
@@ -119,8 +127,8 @@ class AuditSink:
         if not self._pid:  # first line in this process (a forked child starts from 0)
             self._start()
         size = len(line)
-        if not (self._lock.acquire(False) or self._lock.acquire(timeout=self.wait)):
-            self.refused += 1  # a rare pile-up on the lock; the count may then be off by a few
+        if not (self._lock.acquire(False) or self._lock.acquire(timeout=LOCK_SECONDS)):
+            self.refused += 1  # a starved process; the count may then be off by a few
             return False
         try:
             if (self._gone or size + self._queued > self.capacity) and not self._room_for(size):
