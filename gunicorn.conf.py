@@ -162,10 +162,13 @@ def child_exit(server: Any, worker: Any) -> None:
 
 def worker_exit(server: Any, worker: Any) -> None:
     """In the worker, as it stops: add its last tallies to the metrics files (they are otherwise
-    flushed about once a second)."""
+    flushed about once a second) and write the audit lines still buffered (at most 5 s)."""
     state = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("quart_bezique")
     if state is not None:
         state.observer.metrics.flush()
+        flush = getattr(state.observer.sink, "flush", None)
+        if flush is not None:  # the audit lines this worker took and has not written yet
+            flush(5.0)
 
 
 def on_exit(server: Any) -> None:

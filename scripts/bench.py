@@ -1879,8 +1879,13 @@ def run_inprocess(
     )
     if done.returncode != 0:
         raise RuntimeError(f"in-process measurements failed:\n{done.stderr[-3000:]}")
-    # The app writes its audit lines to stdout too; the figures are the last line printed.
-    results["inprocess"] = json.loads(done.stdout.strip().splitlines()[-1])
+    # The app writes its audit lines to stdout too, from a writer thread (they may come after the
+    # figures): the figures are the last line that is not an audit record.
+    results["inprocess"] = next(
+        record
+        for record in map(json.loads, reversed(done.stdout.strip().splitlines()))
+        if "request_id" not in record
+    )
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -167,7 +167,8 @@ READY = Operation(
     operation_id="ready",
     summary="Readiness",
     tag="operations",
-    description="200 once the scoring tables are built and until shutdown starts; else 503.",
+    description="200 once the scoring tables are built, while the audit log keeps up and the "
+    "build manifest is known, until shutdown starts; else 503 with the reason.",
     response=StatusSchema,
     problems=(503,),
     response_examples=READY_ANSWERS,
