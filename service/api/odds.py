@@ -6,17 +6,14 @@ else (the shoe limit included) and its refusals become 422 problems pointing int
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response
 
 from service.game.errors import RulesError
-from service.game.odds import Odds, hand_odds
-from service.game.ruleset import RULESET
+from service.game.odds import hand_odds
 
+from . import render
 from .http import json_response, load, read_json
 from .problems import rules_problem
-from .render import trump_code
 from .routing import BODY_ERRORS, Operation, documented
 from .schemas import OddsResponseSchema, RequestSchemas
 
@@ -92,29 +89,6 @@ ODDS = Operation(
 )
 
 
-def render_odds(odds: Odds) -> dict[str, Any]:
-    return {
-        "cards": [c.code for c in odds.cards],
-        "trump": trump_code(odds.trump),
-        "score": odds.score,
-        "opponents": odds.opponents,
-        "remaining": odds.remaining,
-        "exact": odds.exact,
-        "win": odds.win,
-        "tie": odds.tie,
-        "loss": odds.loss,
-        "percentile": odds.percentile,
-        "wins": odds.wins,
-        "ties": odds.ties,
-        "losses": odds.losses,
-        "total": odds.total,
-        "samples": odds.samples,
-        "seed": odds.seed,
-        "standard_error": odds.standard_error,
-        "ruleset": RULESET,
-    }
-
-
 def blueprint(schemas: RequestSchemas) -> Blueprint:
     bp = Blueprint("odds", __name__)
     schema = schemas.odds()
@@ -134,6 +108,6 @@ def blueprint(schemas: RequestSchemas) -> Blueprint:
             )
         except RulesError as error:
             raise rules_problem(error) from None
-        return json_response(render_odds(result))
+        return json_response(render.odds(result))
 
     return bp

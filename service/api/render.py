@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from service.game.ruleset import RULESET
+
 if TYPE_CHECKING:  # annotations only: rendering needs no behaviour from these modules
     from service.game.betting import BettingResult, BettingState, LegalAction
     from service.game.cards import Suit
+    from service.game.odds import Odds
     from service.game.scoring import Combination, HandScore, LooseCard
     from service.game.settlement import Settlement
     from service.game.showdown import Showdown
@@ -114,4 +117,28 @@ def settlement(result: Settlement) -> dict[str, Any]:
         "showdown": None
         if result.showdown is None or pair is None
         else showdown(result.showdown, pair),
+    }
+
+
+def odds(result: Odds) -> dict[str, Any]:
+    """``POST /v1/hands/odds``'s answer (and the command line's ``--json``), key for key."""
+    return {
+        "cards": [c.code for c in result.cards],
+        "trump": trump_code(result.trump),
+        "score": result.score,
+        "opponents": result.opponents,
+        "remaining": result.remaining,
+        "exact": result.exact,
+        "win": result.win,
+        "tie": result.tie,
+        "loss": result.loss,
+        "percentile": result.percentile,
+        "wins": result.wins,
+        "ties": result.ties,
+        "losses": result.losses,
+        "total": result.total,
+        "samples": result.samples,
+        "seed": result.seed,
+        "standard_error": result.standard_error,
+        "ruleset": RULESET,
     }

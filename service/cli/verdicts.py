@@ -3,8 +3,7 @@ rendered both ways (the API's JSON answer, and a table for people).
 
 The JSON is the HTTP answer's: the same ``service.api.render`` functions (they import no Flask)
 plus ``ruleset``, serialised by orjson as the API does, so ``--json`` prints the very bytes the
-service answers (and whose SHA-256 a receipt records). The odds answer is rendered here: the
-API's ``render_odds`` lives in a module that imports Flask.
+service answers (and whose SHA-256 a receipt records).
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from service import compare_hands, hand_odds, score_hand, settle_round, validate
 from service.api import render
 from service.game.cards import TrumpError
 from service.game.errors import PathElement, RulesError
-from service.game.odds import Odds
 from service.game.ruleset import RULESET
 
 from . import human
@@ -139,30 +137,6 @@ def settle(body: Any) -> Outcome:
     return Outcome(payload, human.settlement(result, RULESET))
 
 
-def render_odds(odds: Odds) -> dict[str, Any]:
-    """The API's ``OddsResponseSchema`` answer, key for key in its order."""
-    return {
-        "cards": [c.code for c in odds.cards],
-        "trump": render.trump_code(odds.trump),
-        "score": odds.score,
-        "opponents": odds.opponents,
-        "remaining": odds.remaining,
-        "exact": odds.exact,
-        "win": odds.win,
-        "tie": odds.tie,
-        "loss": odds.loss,
-        "percentile": odds.percentile,
-        "wins": odds.wins,
-        "ties": odds.ties,
-        "losses": odds.losses,
-        "total": odds.total,
-        "samples": odds.samples,
-        "seed": odds.seed,
-        "standard_error": odds.standard_error,
-        "ruleset": RULESET,
-    }
-
-
 def odds(
     cards: Sequence[str],
     trump: str | None,
@@ -175,4 +149,4 @@ def odds(
     result = _judged(
         lambda: hand_odds(cards, trump, seen, opponents, samples=samples, seed=seed), _rooted
     )
-    return Outcome(render_odds(result), human.odds(result, RULESET))
+    return Outcome(render.odds(result), human.odds(result, RULESET))

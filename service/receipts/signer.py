@@ -7,10 +7,10 @@ encodings and the signature; the header and everything constant about the build 
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Callable
 from typing import Final
 
+from service.api.audit import now as audit_now
 from service.game.ruleset import RULESET
 
 from .claims import TYPE, Claims
@@ -21,25 +21,9 @@ RECEIPT_HEADER: Final = "Verdict-Receipt"
 """The HTTP response header a receipt travels in."""
 
 
-class _Clock:
-    """UTC timestamps in the audit record's format (``2026-05-10T06:06:10.123456Z``): the date
-    and time of day are formatted once per second, then only the fraction per receipt."""
-
-    def __init__(self) -> None:
-        self._second = -1
-        self._prefix = ""
-
-    def now(self) -> str:
-        stamp = time.time()
-        second = int(stamp)
-        if second != self._second:  # a race only formats the same second twice
-            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-            self._second = second
-        return f"{self._prefix}.{int((stamp - second) * 1e6):06d}Z"
-
-
-utc_now = _Clock().now
-"""RFC 3339, UTC, microseconds, ``Z``."""
+utc_now: Final = audit_now
+"""RFC 3339, UTC, microseconds, ``Z``: the audit record's clock, so a receipt's ``time`` and its
+audit line's ``ts`` are written alike."""
 
 
 class Signer:
