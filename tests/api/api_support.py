@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -15,6 +16,8 @@ from typing import Any
 
 import orjson
 from werkzeug.test import TestResponse
+
+from service.api.betting import EXAMPLE_ROUND
 
 PROBLEM = "application/problem+json"
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
@@ -125,3 +128,59 @@ def start_server(log_dir: Path, **env: str) -> LiveServer:
         time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"gunicorn did not get ready:\n{log.read_text()}")
+
+
+# --- valid bodies, and random mutations of them (error-vocabulary and language tests) ----------
+
+VALID: dict[str, dict[str, Any]] = {
+    "/v1/hands/score": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+    "/v1/hands/batch-score": {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}]},
+    "/v1/hands/odds": {"cards": ["KS", "QS", "JS", "JC"], "opponents": 1},
+    "/v1/showdown": {
+        "hands": [
+            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
+            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
+        ]
+    },
+    "/v1/betting/validate": EXAMPLE_ROUND,
+    "/v1/rounds/settle": {
+        **EXAMPLE_ROUND,
+        "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+    },
+}
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    1.5,
+    -1,
+    0,
+    2**60,
+    "",
+    "x" * 70,
+    "KS",
+    [],
+    {},
+    ["KS"],
+    {"a": 1},
+]
+
+
+def mutate(value: Any, rng: random.Random) -> Any:
+    """One random change somewhere in ``value``: a replaced leaf, a dropped or added key."""
+    if isinstance(value, dict) and value and rng.random() < 0.7:
+        key = rng.choice(sorted(value))
+        out = dict(value)
+        roll = rng.random()
+        if roll < 0.2:
+            del out[key]
+        elif roll < 0.3:
+            out["unexpected"] = 1
+        else:
+            out[key] = mutate(value[key], rng)
+        return out
+    if isinstance(value, list) and value and rng.random() < 0.7:
+        out_list = list(value)
+        index = rng.randrange(len(out_list))
+        out_list[index] = mutate(out_list[index], rng)
+        return out_list
+    return rng.choice(ODD_VALUES)

@@ -7,7 +7,7 @@ import random
 from typing import Any
 
 import pytest
-from api_support import problem
+from api_support import VALID, mutate, problem
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -72,60 +72,6 @@ def test_unknown_messages_fall_back_and_coded_ones_keep_their_code() -> None:
     assert code_of("Unknown field.") == "UNKNOWN_FIELD"
 
 
-VALID: dict[str, dict[str, Any]] = {
-    SCORE: {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
-    "/v1/hands/batch-score": {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}]},
-    "/v1/hands/odds": {"cards": ["KS", "QS", "JS", "JC"], "opponents": 1},
-    "/v1/showdown": {
-        "hands": [
-            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
-            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
-        ]
-    },
-    "/v1/betting/validate": EXAMPLE_ROUND,
-    "/v1/rounds/settle": {
-        **EXAMPLE_ROUND,
-        "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
-    },
-}
-ODD_VALUES: list[Any] = [
-    None,
-    True,
-    1.5,
-    -1,
-    0,
-    2**60,
-    "",
-    "x" * 70,
-    "KS",
-    [],
-    {},
-    ["KS"],
-    {"a": 1},
-]
-
-
-def _mutate(value: Any, rng: random.Random) -> Any:
-    """One random change somewhere in ``value``: a replaced leaf, a dropped or added key."""
-    if isinstance(value, dict) and value and rng.random() < 0.7:
-        key = rng.choice(sorted(value))
-        out = dict(value)
-        roll = rng.random()
-        if roll < 0.2:
-            del out[key]
-        elif roll < 0.3:
-            out["unexpected"] = 1
-        else:
-            out[key] = _mutate(value[key], rng)
-        return out
-    if isinstance(value, list) and value and rng.random() < 0.7:
-        out_list = list(value)
-        index = rng.randrange(len(out_list))
-        out_list[index] = _mutate(out_list[index], rng)
-        return out_list
-    return rng.choice(ODD_VALUES)
-
-
 @settings(
     max_examples=400,
     deadline=None,
@@ -139,7 +85,7 @@ def test_no_refusal_goes_without_a_known_code(
     rng = random.Random(seed)
     body: Any = VALID[path]
     for _ in range(changes):
-        body = _mutate(body, rng)
+        body = mutate(body, rng)
     response = client.post(path, json=body)
     if response.status_code != 422:
         return

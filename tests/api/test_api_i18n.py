@@ -16,14 +16,13 @@ from typing import Any
 
 import orjson
 import pytest
-from api_support import problem
+from api_support import VALID, mutate, problem
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_api_error_codes import VALID, _mutate
 
 from service.api import auth
 from service.api.app import create_app
@@ -374,7 +373,7 @@ def test_every_mutated_body_is_refused_in_russian(
     rng = random.Random(seed)
     body: Any = VALID[path]
     for _ in range(changes):
-        body = _mutate(body, rng)
+        body = mutate(body, rng)
     english, russian = _pair(client, "POST", path, json=body)
     if english.status_code == 200:
         return
