@@ -8,7 +8,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test lint typecheck unit contract-check container-test loadtest bench openapi lock clean catalogs
+.PHONY: run test check lint typecheck unit contract-check container-test loadtest bench openapi lock clean catalogs
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ test: lint typecheck unit contract-check container-test loadtest
 
 lint: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check service tests scripts
+	$(VENV)/bin/ruff format --check service tests scripts
+
+# The fast loop while working: lint, format, types and the tests that need no container, browser,
+# npm tools or load generator (a couple of minutes). `make test` is what CI runs.
+check: lint typecheck $(VENV)/.test-installed
+	$(VENV)/bin/pytest -q -m "not container" tests --ignore=tests/browser --ignore=tests/contract
 
 typecheck: $(VENV)/.test-installed
 	$(VENV)/bin/mypy --strict service gunicorn.conf.py

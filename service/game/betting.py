@@ -705,9 +705,7 @@ def _snapshot(table: _Table) -> BettingState:
     )
 
 
-def _replay(
-    setup: BettingSetup, moves: Iterable[_Move], *, trace: bool = False
-) -> BettingResult:
+def _replay(setup: BettingSetup, moves: Iterable[_Move], *, trace: bool = False) -> BettingResult:
     """Judge moves in order on a mutable table; snapshot once, at the end or at the refusal
     (and after every accepted move when a ``trace`` is asked for)."""
     table = _Table.start(setup)
@@ -731,9 +729,7 @@ def _frozen(states: list[BettingState] | None) -> tuple[BettingState, ...] | Non
     return None if states is None else tuple(states)
 
 
-def replay(
-    setup: BettingSetup, actions: Sequence[Action], *, trace: bool = False
-) -> BettingResult:
+def replay(setup: BettingSetup, actions: Sequence[Action], *, trace: bool = False) -> BettingResult:
     """Judge well-formed actions in order, stopping at the first illegal one."""
     return _replay(setup, ((a.player, _KINDS[a.type], a.amount) for a in actions), trace=trace)
 
