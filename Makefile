@@ -53,6 +53,7 @@ loadtest: $(VENV)/.test-installed
 # live server. Needs Node.js 20.19+ and npm; without them it skips, except under CI.
 contract-check: $(VENV)/.test-installed
 	$(VENV)/bin/ruff check examples
+	$(VENV)/bin/ruff format --check examples
 	$(VENV)/bin/mypy --strict examples/python
 	QB_CONTRACT_CHECK=1 $(VENV)/bin/pytest -q tests/contract
 
