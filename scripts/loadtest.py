@@ -16,9 +16,10 @@ drives it from other processes:
    per endpoint. Then each worker's RSS again ("after"): growth must stay under ``RSS_GROWTH_MIB``.
 3. **A slow client** (5 s + 5 s): score alone, then score alone while a connection trickles its
    body (one byte every 30 ms, 4.4 s in all, within ``BODY_READ_TIMEOUT``). Pass: the slow request
-   is answered 200 and the others keep at least half their throughput with p99 under
-   ``SLOW_P99_FACTOR`` times the baseline: the trickling body holds one thread of one worker,
-   never a whole worker (see docs/operations.md for the bound with more slow clients).
+   is answered 200 and no other request waits behind it (none takes ``STALL_MS``, half the
+   trickle; their throughput and p99 against the baseline are printed, not asserted: a loaded
+   machine moves them): the trickling body holds one thread of one worker, never a whole worker
+   (see docs/operations.md for the bound with more slow clients).
 4. **SIGKILL one worker** during 10 s of the mix. Gunicorn replaces it. Errors are counted and must
    not exceed the client connections the killed worker held at that moment (read from ``/proc``):
    a connection carries at most one request at a time (no pipelining), so this counts every
@@ -70,7 +71,8 @@ TRICKLE_INTERVAL_S = 0.03
 RSS_GROWTH_MIB = 24
 """Largest RSS growth of a worker over the 30 s of mixed load (after a warm-up that fills the
 caches: scoring breakdowns, odds answers, allocator arenas); a leak would pass it within seconds."""
-SLOW_P99_FACTOR = 3.0
+STALL_MS = 2200
+"""Half the trickle's 4.4 s: an answer that waited behind the slow body would take longer."""
 WRK_TIMEOUT_S = 10
 
 RANKS = ("A", "K", "Q", "J", "10", "9")
@@ -632,9 +634,13 @@ def main() -> int:
             len(trickled) == SLOW_CLIENTS and all(s == 200 for s, _ in trickled),
             "slow client answered 200",
         )
+        # Stalled means waiting behind the trickle: a latency of seconds. Throughput ratios are
+        # printed, never asserted (a loaded machine moves them: a timing check is a fragile check).
+        longest_ms = slow["latency_us"]["max"] / 1000
         checks.expect(
-            rate >= 0.5 and p99 <= SLOW_P99_FACTOR and errors_of(slow) == 0,
-            f"others not stalled: {rate:.0%} of the throughput, p99 x{p99:.2f}",
+            errors_of(slow) == 0 and slow["requests"] > 0 and longest_ms < STALL_MS,
+            f"others not stalled: none waited {STALL_MS / 1000:.1f} s (longest {longest_ms:.0f} "
+            f"ms); meanwhile {rate:.0%} of the throughput, p99 x{p99:.2f}",
         )
 
         # 4. SIGKILL one worker
