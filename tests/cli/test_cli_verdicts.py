@@ -16,23 +16,11 @@ from flask.testing import FlaskClient
 
 from service import score_hand
 from service.api.app import create_app
+from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
 from service.cli import ExitCode
 
-ROUND: dict[str, Any] = {
-    "players": ["ann", "bob", "cid", "dan"],
-    "dealer": "dan",
-    "ante": 10,
-    "actions": [
-        {"player": "ann", "type": "stake", "amount": 10},
-        {"player": "bob", "type": "stake", "amount": 20},
-        {"player": "ann", "type": "top_up", "amount": 10},
-        {"player": "cid", "type": "fold"},
-        {"player": "dan", "type": "stake", "amount": 20},
-        {"player": "ann", "type": "fold"},
-        {"player": "bob", "type": "open", "amount": 20},
-    ],
-}
+ROUND: dict[str, Any] = EXAMPLE_ROUND
 SETTLE = {
     **ROUND,
     "trump": "H",

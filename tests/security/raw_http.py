@@ -125,3 +125,27 @@ def _dechunk(data: bytes) -> bytes:
         out += data[:size]
         data = data[size + 2 :]
     return bytes(out)
+
+
+def read_answers(sock: socket.socket, count: int) -> list[bytes]:
+    """``count`` answers (each with its Content-Length body) read from ``sock``."""
+    data = b""
+    answers: list[bytes] = []
+    while len(answers) < count:
+        while b"\r\n\r\n" not in data:
+            chunk = sock.recv(65536)
+            assert chunk, data
+            data += chunk
+        head, rest = data.split(b"\r\n\r\n", 1)
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        while len(rest) < length:
+            chunk = sock.recv(65536)
+            assert chunk
+            rest += chunk
+        answers.append(head + b"\r\n\r\n" + rest[:length])
+        data = rest[length:]
+    return answers

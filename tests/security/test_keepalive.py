@@ -15,6 +15,7 @@ import socket
 import orjson
 import pytest
 from api_support import LiveServer
+from raw_http import read_answers
 
 MAX_BODY_BYTES = 1024 * 1024
 """The keyed server's limit (the default)."""
@@ -155,27 +156,3 @@ def request(body: bytes, content_type: bytes, auth: dict[str, str]) -> bytes:
         + b"Content-Length: %d\r\n\r\n" % len(body)
         + body
     )
-
-
-def read_answers(sock: socket.socket, count: int) -> list[bytes]:
-    """``count`` answers (each with its Content-Length body) read from ``sock``."""
-    data = b""
-    answers: list[bytes] = []
-    while len(answers) < count:
-        while b"\r\n\r\n" not in data:
-            chunk = sock.recv(65536)
-            assert chunk, data
-            data += chunk
-        head, rest = data.split(b"\r\n\r\n", 1)
-        length = next(
-            int(line.split(b":", 1)[1])
-            for line in head.split(b"\r\n")
-            if line.lower().startswith(b"content-length:")
-        )
-        while len(rest) < length:
-            chunk = sock.recv(65536)
-            assert chunk
-            rest += chunk
-        answers.append(head + b"\r\n\r\n" + rest[:length])
-        data = rest[length:]
-    return answers

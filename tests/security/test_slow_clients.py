@@ -28,6 +28,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
 
 from api_support import LiveServer, start_server
+from raw_http import read_answers
 
 CROWD = 100
 """Hostile connections per scenario."""
@@ -228,11 +229,11 @@ def test_a_kept_alive_connection_gets_a_new_head_deadline(
     time within GUNICORN_KEEPALIVE (4 s) is not counted against HEAD_READ_TIMEOUT (1 s)."""
     with idle_crowd(short_limits_server, count=1) as (sock,):
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        first = _read_answer(sock)
+        first = read_answers(sock, 1)[0]
         assert first.startswith(b"HTTP/1.1 200 ")
         time.sleep(1.5)
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert _read_answer(sock).startswith(b"HTTP/1.1 200 ")
+        assert read_answers(sock, 1)[0].startswith(b"HTTP/1.1 200 ")
 
 
 def test_a_head_over_the_limit_is_refused_from_the_poller(
@@ -240,7 +241,7 @@ def test_a_head_over_the_limit_is_refused_from_the_poller(
 ) -> None:
     with idle_crowd(short_limits_server, count=1) as (sock,):
         sock.sendall(b"GET /healthz HTTP/1.1\r\n" + b"X-Filler: " + b"y" * 5000 + b"\r\n")
-        answer = _read_answer(sock)  # the head never ends: refused all the same, at once
+        answer = read_answers(sock, 1)[0]  # the head never ends: refused all the same, at once
         assert answer.startswith(b"HTTP/1.1 431 ")
 
 
@@ -310,26 +311,6 @@ def test_connection_limits_are_validated() -> None:
     for name, value in (("HEAD_READ_TIMEOUT", "0"), ("HEAD_MAX_BYTES", "lots")):
         with pytest.raises(LimitError, match=name):
             ConnectionLimits.from_environ({name: value})
-
-
-def _read_answer(sock: socket.socket) -> bytes:
-    """One answer's bytes (head and Content-Length body) from a blocking socket."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(4096)
-        assert chunk, data
-        data += chunk
-    head, body = data.split(b"\r\n\r\n", 1)
-    length = next(
-        int(line.split(b":", 1)[1])
-        for line in head.split(b"\r\n")
-        if line.lower().startswith(b"content-length:")
-    )
-    while len(body) < length:
-        chunk = sock.recv(4096)
-        assert chunk
-        body += chunk
-    return head + b"\r\n\r\n" + body
 
 
 def _keyed_score(server: LiveServer, auth: dict[str, str]) -> int:
