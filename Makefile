@@ -67,7 +67,7 @@ openapi: $(VENV)/.test-installed
 # Message catalogs (docs/api.md, "Languages"): extract the N_() templates into the .pot, merge them
 # into each language's .po (a new message arrives untranslated and tests/api/test_api_i18n.py fails
 # until it is translated), then check each .po compiles. The service reads the .po itself.
-LOCALES := service/api/locale
+LOCALES := service/api/contract/locale
 catalogs: $(VENV)/.run-installed
 	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ --sort-by-file --add-location=file --project=quart-bezique \
 		--no-wrap -o $(LOCALES)/messages.pot service/api

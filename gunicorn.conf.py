@@ -32,7 +32,7 @@ The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS, AP
 read by ``service/api/config.py``. SIGTERM stops gracefully: workers finish their in-flight requests
 (up to GUNICORN_GRACEFUL_TIMEOUT) and report not-ready on ``/readyz`` meanwhile.
 
-Metrics (``GET /metrics``, ``service/api/metrics.py``): every worker writes its counts to
+Metrics (``GET /metrics``, ``service/api/envelope/metrics.py``): every worker writes its counts to
 memory-mapped files in one directory that a scrape sums. Unless PROMETHEUS_MULTIPROC_DIR names one,
 the master creates a fresh private directory under ``$TMPDIR`` (``/tmp``: the only writable place
 in the container, an in-memory ``emptyDir`` in Kubernetes) and removes it on exit. A directory
@@ -178,7 +178,7 @@ def on_exit(server: Any) -> None:
 
 def post_worker_init(worker: Any) -> None:
     """On SIGTERM, report not-ready before gunicorn's own graceful stop begins."""
-    from service.api.meta import mark_draining
+    from service.api.endpoints.health import mark_draining
 
     previous = signal.getsignal(signal.SIGTERM)
 

@@ -863,14 +863,16 @@ def inprocess_main(params_path: str) -> None:
         "score_hand": loop_hand,
     }
 
-    from service.api import hands as api_hands
+    from service.api.endpoints import hands as api_hands
 
     batch_scores = getattr(api_hands, "_scores", None)
     batch_breakdowns = getattr(api_hands, "_breakdowns", None)
     if callable(batch_scores):
         loops["api_batch_scores"] = lambda: batch_scores(hands)
     else:
-        out["notes"].append("service.api.hands._scores not found: API batch function not timed")
+        out["notes"].append(
+            "service.api.endpoints.hands._scores not found: API batch function not timed"
+        )
     if callable(batch_breakdowns):
         loops["api_batch_breakdowns"] = lambda: batch_breakdowns(hands)
 

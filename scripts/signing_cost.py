@@ -38,8 +38,8 @@ from cryptography.hazmat.primitives.serialization import (
 from envelope_cost import Wsgi, bodies, cpu_us
 
 from service.api.app import create_app
-from service.api.audit import fd_sink
 from service.api.config import Config
+from service.api.envelope.audit import fd_sink
 from service.integrity import build_digest
 from service.receipts import Keyring, Signer, SigningKey, thumbprint
 

@@ -2,7 +2,8 @@
 
 Every body is under the default 1 MiB body limit, so none is refused unread: each must be answered
 in under ``CPU_TARGET_MS`` of CPU and ``RSS_TARGET_MIB`` of extra peak resident memory (the
-per-request work budget of ``service/api/budget.py``, docs/operations.md "Hostile input"). The
+per-request work budget of ``service/api/envelope/budget.py``, docs/operations.md "Hostile
+input"). The
 shapes multiply what used to be per-level slack, flood the parser with tiny containers, strings
 and numbers, or ask for as much work as the parameters allow.
 

@@ -3,7 +3,7 @@
 import gc
 
 from service.api.app import create_app
-from service.api.hands import pause_for_batches
+from service.api.endpoints.hands import pause_for_batches
 
 app = create_app()
 # Outermost, around the audit layer too: see ``hands.pause_for_batches``.

@@ -1,4 +1,5 @@
-"""What the per-request envelope (``service/api/observe.py``) costs, measured in-process.
+"""What the per-request envelope (``service/api/envelope/middleware.py``) costs, measured
+in-process.
 
     .venv/bin/python scripts/loadtest/envelope_cost.py
 
@@ -31,9 +32,9 @@ os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="envel
 import orjson
 
 from service.api.app import create_app
-from service.api.audit import fd_sink, residue
-from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
+from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope.audit import fd_sink, residue
 from service.game.betting import validate_betting
 
 CODES = [r + s for s in "SCHD" for r in ("A", "K", "Q", "J", "10", "9")]

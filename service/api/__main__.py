@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 
-from .app import EXTENSION, create_app
-from .config import Config
+from service.api.app import EXTENSION, create_app
+from service.api.config import Config
 
 
 def main() -> None:

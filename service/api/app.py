@@ -19,34 +19,32 @@ from typing import TYPE_CHECKING
 import orjson
 from flask import Flask
 
+from service.api import errors, openapi
+from service.api.config import Config
+from service.api.contract.schemas import RequestSchemas, request_schemas
+from service.api.endpoints import (
+    adjudicate,
+    betting,
+    docs,
+    hands,
+    index,
+    odds,
+    rounds,
+    showdown,
+    verdicts,
+)
+from service.api.endpoints import health as meta
+from service.api.envelope import metrics
+from service.api.envelope import middleware as observe
+from service.api.envelope.auth import ApiKeys
+from service.api.envelope.middleware import Sink
+from service.api.envelope.routes import ResolvedFlask
+from service.api.envelope.sink import AuditSink
 from service.game.odds import ensure_odds_tables
 from service.game.ruleset import RULESET
 from service.game.scoring import ensure_tables
 from service.integrity import Manifest, current_manifest
 from service.receipts import Keyring, Signer, signer_from_env
-
-from . import (
-    adjudicate,
-    betting,
-    docs,
-    errors,
-    hands,
-    index,
-    meta,
-    metrics,
-    observe,
-    odds,
-    openapi,
-    rounds,
-    showdown,
-    verdicts,
-)
-from .auth import ApiKeys
-from .config import Config
-from .observe import Sink
-from .routes import ResolvedFlask
-from .schemas import RequestSchemas, request_schemas
-from .sink import AuditSink
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication

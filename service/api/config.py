@@ -34,7 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from .cors import parse_origins
+from service.api.envelope.cors import parse_origins
 
 MIB: Final = 1024 * 1024
 DEFAULT_MAX_BODY_BYTES: Final = MIB

@@ -10,9 +10,9 @@ from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
 from werkzeug.routing import Rule
 
-from .config import Config
-from .i18n import N_
-from .problems import (
+from service.api.config import Config
+from service.api.contract.i18n import N_
+from service.api.contract.problems import (
     BODY_TOO_LARGE,
     HTTP_ERROR,
     INTERNAL_ERROR,

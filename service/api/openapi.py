@@ -18,12 +18,7 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from flask import Flask
 from marshmallow import Schema, fields
 
-from service.game.betting import ReasonCode
-from service.game.ruleset import RULESET
-from service.game.scoring import CombinationType
-
-from .audit import SIGNED_ROUTES
-from .fields import (
+from service.api.contract.fields import (
     CARD_CODES,
     CARD_DESCRIPTION,
     CARD_PATTERN,
@@ -33,10 +28,20 @@ from .fields import (
     HandsByPlayer,
     JsonSchemaMixin,
 )
-from .http import JSON_MEDIA_TYPE
-from .problems import PROBLEM_MEDIA_TYPE
-from .routing import Operation, operation_of
-from .schemas import ACTION_TYPES, FOLD, ActionSchema, ProblemSchema, RequestSchemas
+from service.api.contract.operation import Operation, operation_of
+from service.api.contract.problems import PROBLEM_MEDIA_TYPE
+from service.api.contract.schemas import (
+    ACTION_TYPES,
+    FOLD,
+    ActionSchema,
+    ProblemSchema,
+    RequestSchemas,
+)
+from service.api.envelope.audit import SIGNED_ROUTES
+from service.api.envelope.body import JSON_MEDIA_TYPE
+from service.game.betting import ReasonCode
+from service.game.ruleset import RULESET
+from service.game.scoring import CombinationType
 
 OPENAPI_VERSION: Final = "3.1.0"
 TITLE: Final = "Quart-Bezique adjudication service"

@@ -1,7 +1,8 @@
 """The adjudicating commands: the library API called as the HTTP API calls it, each verdict
 rendered both ways (the API's JSON answer, and a table for people).
 
-The JSON is the HTTP answer's: the same ``service.api.render`` functions (they import no Flask)
+The JSON is the HTTP answer's: the same ``service.api.contract.render`` functions (they import
+no Flask)
 plus ``ruleset``, serialised by orjson as the API does, so ``--json`` prints the very bytes the
 service answers (and whose SHA-256 a receipt records).
 """
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from service import compare_hands, hand_odds, score_hand, settle_round, validate_betting
-from service.api import render
+from service.api.contract import render
 from service.game.cards import TrumpError
 from service.game.errors import PathElement, RulesError
 from service.game.ruleset import RULESET

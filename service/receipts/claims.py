@@ -52,7 +52,8 @@ class Claims:
     build: str
     endpoint: str
     request_sha256: str
-    """SHA-256 (hex) of the request body's canonical form (``service.api.audit.canonical_body``):
+    """SHA-256 (hex) of the request body's canonical form
+    (``service.api.envelope.audit.canonical_body``):
     the audit record's ``body_sha256``."""
     response_sha256: str
     """SHA-256 (hex) of the exact response body bytes."""

@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Callable
 from typing import Final
 
-from service.api.audit import now as audit_now
+from service.api.envelope.audit import now as audit_now
 from service.game.ruleset import RULESET
 
 from .claims import TYPE, Claims

@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 from cryptography.exceptions import InvalidSignature
 
-from service.api.audit import canonical_body
+from service.api.envelope.audit import canonical_body
 
 from .claims import HEADER_NAMES, TYPE, Claims
 from .jose import ALGORITHM, EncodingError, b64decode

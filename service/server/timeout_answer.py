@@ -1,8 +1,9 @@
 """The 408 sent, from the poller, to a client whose request head did not arrive in time.
 
 The app never sees such a request, so the problem document is prepared here, as bytes; it is the
-app's own ``REQUEST_TIMEOUT`` problem type (``service/api/problems.py``, which this package does
-not import: it is loaded in the master before the app, and must not pull Flask in with it).
+app's own ``REQUEST_TIMEOUT`` problem type (``service/api/contract/problems.py``, which this
+package does not import: it is loaded in the master before the app, and must not pull Flask in
+with it).
 ``tests/security/test_slow_clients.py`` checks that the two agree.
 """
 

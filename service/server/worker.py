@@ -19,8 +19,8 @@ them. Here the worker's poller (one thread, non-blocking sockets) does all the w
   gets to read the 413 instead of a reset. (Stock gthread did that drain, 64 KiB or 2 s, on the
   poller's thread itself, blocking every other connection meanwhile.)
 
-Request bodies keep their deadline in the app (``service/api/deadline.py``). The thread pool,
-``threading.local``, the app's own threads: all as in gthread, which this subclasses. It relies on
+Request bodies keep their deadline in the app (``service/api/envelope/deadline.py``). The
+thread pool, ``threading.local``, the app's own threads: all as in gthread, which this subclasses. It relies on
 gthread's internals (``TConn``, ``enqueue_req``, ``finish_request``, the parser's unreader),
 hence the pin ``gunicorn>=27.0,<28`` in ``pyproject.toml``; ``tests/security`` exercises each
 path against the real server. Plain HTTP/1.1 only: TLS and HTTP/2 are refused at start (TLS ends
@@ -49,6 +49,7 @@ from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
     ThreadWorker,
 )
 
+from .drain import draining
 from .head import head_complete, overflow
 from .limits import ConnectionLimits
 from .settle import settle_body
@@ -291,6 +292,8 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         req, conn = current
         if not settle_body(req, conn.sock):
             req.force_close()  # the answer then says "Connection: close"
+        elif draining():
+            req.force_close()  # kept-alive clients reconnect elsewhere before the listener closes
         conn.sock.settimeout(self.limits.send_timeout)
 
 

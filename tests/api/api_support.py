@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from werkzeug.test import TestResponse
 
-from service.api.betting import EXAMPLE_ROUND
+from service.api.endpoints.betting import EXAMPLE_ROUND
 
 PROBLEM = "application/problem+json"
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}

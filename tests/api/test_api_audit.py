@@ -15,11 +15,11 @@ from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.api import audit
 from service.api.app import create_app
-from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
-from service.api.sink import AuditSink
+from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope import audit
+from service.api.envelope.sink import AuditSink
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
 SCORE = "/v1/hands/score"

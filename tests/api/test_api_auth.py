@@ -16,9 +16,9 @@ import pytest
 from api_support import ROOT, problem
 from flask.testing import FlaskClient
 
-from service.api import auth
 from service.api.app import create_app
 from service.api.config import Config, ConfigError
+from service.api.envelope import auth
 
 KEY_A = "alpha-0123456789abcdef"
 KEY_B = "bravo.ZYXWVUTSRQ_~+/=="

@@ -24,8 +24,9 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from test_api_fastcheck import LIMIT, batch_bodies, mutated
 
-from service.api import hands, render
-from service.api.fastcheck import batch_ok
+from service.api.contract import render
+from service.api.contract.checks import batch_ok
+from service.api.endpoints import hands
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 from service.game.ruleset import RULESET
 from service.game.scoring import score_hand

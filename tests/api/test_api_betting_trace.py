@@ -9,7 +9,7 @@ import pytest
 from api_support import ok, problem
 from flask.testing import FlaskClient
 
-from service.api.betting import EXAMPLE_ROUND
+from service.api.endpoints.betting import EXAMPLE_ROUND
 
 URL = "/v1/betting/validate"
 

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service import parse_cards
-from service.api.betting import EXAMPLE_ROUND
-from service.api.error_codes import INVALID_VALUE, code_of, coded
+from service.api.contract.error_codes import INVALID_VALUE, code_of, coded
+from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.game.errors import RulesError
 
 SCORE = "/v1/hands/score"

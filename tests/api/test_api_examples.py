@@ -21,9 +21,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from service.api import meta
 from service.api.app import create_app
 from service.api.config import Config
+from service.api.endpoints import health as meta
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SPEC: Final[dict[str, Any]] = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))

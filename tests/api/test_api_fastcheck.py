@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError
 
-from service.api import fastcheck
 from service.api.config import Config
-from service.api.schemas import request_schemas
+from service.api.contract import checks as fastcheck
+from service.api.contract.schemas import request_schemas
 from service.game.betting import MAX_MONEY
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 

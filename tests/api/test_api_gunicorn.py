@@ -59,7 +59,7 @@ def test_score_over_http(live_server: LiveServer) -> None:
 
 
 def test_rounds_over_http(live_server: LiveServer) -> None:
-    from service.api.betting import EXAMPLE_ROUND
+    from service.api.endpoints.betting import EXAMPLE_ROUND
 
     status, verdict = post(live_server, "/v1/betting/validate", EXAMPLE_ROUND)
     assert status == 200 and verdict["state"]["pot"] == 120

@@ -24,13 +24,11 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.api import auth
 from service.api.app import create_app
-from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
-from service.api.i18n import ENGLISH, RUSSIAN, negotiate
-from service.api.i18n.catalog import LOCALE_DIR, Translator, entries, translator
-from service.api.problems import (
+from service.api.contract.i18n import ENGLISH, RUSSIAN, negotiate
+from service.api.contract.i18n.catalog import LOCALE_DIR, Translator, entries, translator
+from service.api.contract.problems import (
     HTTP_ERROR,
     INTERNAL_ERROR,
     NOT_READY,
@@ -38,6 +36,8 @@ from service.api.problems import (
     REQUEST_TIMEOUT,
     Problem,
 )
+from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope import auth
 
 RU = {"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.8"}
 SCORE = "/v1/hands/score"
@@ -97,7 +97,7 @@ def test_every_message_of_the_catalog_is_translated() -> None:
 def test_the_catalog_holds_every_marked_template_of_the_source() -> None:
     """The .po is in step with the code: every N_() of ``service/api`` is in it (run
     ``make catalogs`` after adding one), and nothing in it is a template the code no longer has."""
-    root = LOCALE_DIR.parents[2]
+    root = LOCALE_DIR.parents[3]
     marked = {
         message
         for _, _, message, _, _ in extract_from_dir(

@@ -9,7 +9,7 @@ import pytest
 from api_support import ok, problem
 from flask.testing import FlaskClient
 
-from service.api import meta
+from service.api.endpoints import health as meta
 from service.game import scoring
 from service.game.betting import MAX_MONEY, ReasonCode
 from service.game.cards import CARD_BY_SPELLING, RANKS

@@ -16,9 +16,9 @@ from api_support import LiveServer, start_server
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
-from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
-from service.api.metrics import Metrics
+from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope.metrics import Metrics
 
 HAND = {"cards": ["KS", "QS", "JS", "JC"]}
 JSON = {"Content-Type": "application/json"}

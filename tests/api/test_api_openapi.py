@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from service.api import openapi
 from service.api.app import create_app
 from service.api.config import Config
-from service.api.fields import CARD_PATTERN, TRUMP_PATTERN
+from service.api.contract.fields import CARD_PATTERN, TRUMP_PATTERN
 from service.game.betting import ActionType
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 

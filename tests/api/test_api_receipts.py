@@ -14,10 +14,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api import audit
 from service.api.app import create_app
-from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
+from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope import audit
 from service.game.ruleset import RULESET
 from service.integrity import build_digest
 from service.receipts import Keyring, Signer, SigningKey, thumbprint
@@ -235,7 +235,7 @@ def test_a_replayed_refusal_is_reported_with_its_status(signed: Signed) -> None:
 
 def test_the_documented_example_is_a_match(client: FlaskClient) -> None:
     """The contract's example of a verification is real: replayed now, it matches."""
-    from service.api.verdicts import VERIFY
+    from service.api.endpoints.verdicts import VERIFY
 
     (example,) = VERIFY.request_examples.values()
     assert ok(client.post("/v1/verdicts/verify", json=example))["match"] is True

@@ -17,7 +17,7 @@ from flask import Flask
 
 from service.api.app import EXTENSION, create_app
 from service.api.config import Config
-from service.api.hands import SCORE_PATH
+from service.api.endpoints.hands import SCORE_PATH
 
 VOLATILE = ("ts", "duration_ms")
 VERDICT_HEADERS = [

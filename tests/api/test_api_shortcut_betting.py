@@ -13,7 +13,7 @@ import orjson
 import pytest
 from test_api_shortcut import VERDICT_HEADERS, Twin, environ
 
-from service.api.betting import EXAMPLE_ROUND, VALIDATE_PATH
+from service.api.endpoints.betting import EXAMPLE_ROUND, VALIDATE_PATH
 from service.game.betting import validate_betting
 
 MAX_MONEY = 2**53 - 1

@@ -20,9 +20,10 @@ import pytest
 from api_support import ok, problem
 from flask import Flask
 
-from service.api import errors, meta
+from service.api import errors
 from service.api.config import Config
-from service.api.sink import CHUNK, AuditSink
+from service.api.endpoints import health as meta
+from service.api.envelope.sink import CHUNK, AuditSink
 
 HANG_GUARD = 30.0
 """Seconds before a test calls something hung: never reached unless the sink is broken."""
@@ -301,7 +302,7 @@ def test_a_forked_child_starts_empty_and_ready(pipe: Pipe) -> None:
 def test_lines_taken_are_written_before_the_interpreter_exits() -> None:
     # A worker that stops gracefully leaves through sys.exit: what it still holds is flushed.
     script = (
-        "from service.api.sink import AuditSink\n"
+        "from service.api.envelope.sink import AuditSink\n"
         "sink = AuditSink()\n"
         "assert all(sink(b'%06d\\n' % i) for i in range(20000))\n"
         "raise SystemExit(0)\n"

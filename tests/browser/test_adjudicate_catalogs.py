@@ -1,4 +1,5 @@
-"""The adjudication page's two string catalogs (service/api/static/adjudicate/i18n): every key in
+"""The adjudication page's two string catalogs (service/api/endpoints/static/adjudicate/i18n):
+every key in
 both languages, the same placeholders on both sides, every key the scripts ask for present, every
 code the service can answer with named, and every rule section the page cites a real section of
 docs/rules.md under its real English name. No browser needed.
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from service.api.adjudicate import STATIC_FOLDER
+from service.api.endpoints.adjudicate import STATIC_FOLDER
 from service.game.betting import ActionType, ReasonCode
 from service.game.scoring import CombinationType
 

@@ -16,8 +16,8 @@ from flask.testing import FlaskClient
 
 from service import score_hand
 from service.api.app import create_app
-from service.api.betting import EXAMPLE_ROUND
 from service.api.config import Config
+from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.cli import ExitCode
 
 ROUND: dict[str, Any] = EXAMPLE_ROUND

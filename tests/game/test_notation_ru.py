@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.api.audit import CANONICAL_CARD, CANONICAL_SUIT
+from service.api.envelope.audit import CANONICAL_CARD, CANONICAL_SUIT
 from service.game.cards import (
     CARD_BY_SPELLING,
     CARDS,

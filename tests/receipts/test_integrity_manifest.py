@@ -71,7 +71,7 @@ def test_any_change_moves_the_digest(tmp_path: Path) -> None:
     rules = tree / "service" / "game" / "scoring.py"
     rules.write_bytes(rules.read_bytes() + b"#")
     digests.add(tree_manifest(tree).digest)
-    (tree / "service" / "api" / "static" / "extra.js").write_text("")
+    (tree / "service" / "api" / "endpoints" / "static" / "extra.js").write_text("")
     digests.add(tree_manifest(tree).digest)
     assert len(digests) == 3
 

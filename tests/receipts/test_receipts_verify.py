@@ -11,7 +11,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.api.audit import canonical_body
+from service.api.envelope.audit import canonical_body
 from service.receipts import (
     JwksError,
     Keyring,

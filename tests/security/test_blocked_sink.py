@@ -28,7 +28,7 @@ import orjson
 import pytest
 from api_support import PROBLEM, ROOT, free_port
 
-from service.api.problems import AUDIT_UNAVAILABLE
+from service.api.contract.problems import AUDIT_UNAVAILABLE
 
 HANG_GUARD = 60.0
 """Seconds before a phase is called hung (never reached by a working service)."""

@@ -22,7 +22,7 @@ from werkzeug.test import EnvironBuilder
 
 from service.api.app import create_app
 from service.api.config import Config
-from service.api.routes import RESOLUTION_KEY, Router
+from service.api.envelope.routes import RESOLUTION_KEY, Router
 
 API_KEY = "route-resolution-key-0123456789"
 AUTH = {"Authorization": f"Bearer {API_KEY}"}

@@ -269,7 +269,7 @@ def test_a_client_that_never_reads_is_dropped(short_limits_server: LiveServer) -
 
 
 def test_the_408_is_the_apps_problem_type() -> None:
-    from service.api.problems import PROBLEM_MEDIA_TYPE, REQUEST_TIMEOUT
+    from service.api.contract.problems import PROBLEM_MEDIA_TYPE, REQUEST_TIMEOUT
     from service.server.timeout_answer import PROBLEM, REQUEST_TIMEOUT_ANSWER
 
     assert PROBLEM["type"] == REQUEST_TIMEOUT.uri

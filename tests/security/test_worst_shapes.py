@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 from marshmallow import fields
 
 from service.api.app import create_app
-from service.api.budget import DEFAULT_BUDGET, values_bound
 from service.api.config import Config
-from service.api.guard import _item_check
-from service.api.problems import validation_problem
+from service.api.contract.guard import _item_check
+from service.api.contract.problems import validation_problem
+from service.api.envelope.budget import DEFAULT_BUDGET, values_bound
 
 
 def _script(name: str) -> ModuleType:

@@ -1,0 +1,273 @@
+"""RFC 9457 problem documents: the one place where every refusal is shaped.
+
+Every rejected request gets ``application/problem+json`` with ``type``, ``title``, ``status``,
+``detail`` and a stable machine-readable ``code``; validation problems add ``errors``, a list of
+``{"pointer": RFC 6901 JSON pointer into the request body, "message": ...}`` (plus the core's
+``code`` when a rule, not the schema, refused the value).
+
+Problem types are URNs (``urn:quart-bezique:problem:<slug>``) so they never point at a host the
+client cannot reach; each is listed in ``PROBLEM_TYPES`` and documented in ``openapi.yaml``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from http import HTTPStatus
+from typing import Any, Final
+
+import orjson
+from flask import Response, has_request_context, request
+
+from service.api.contract.error_codes import code_of
+from service.api.contract.i18n import ENGLISH, N_, negotiate
+from service.api.contract.i18n.catalog import translator
+from service.api.envelope.exchange import current
+from service.game.errors import PathElement, RulesError
+
+PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
+TYPE_PREFIX: Final = "urn:quart-bezique:problem:"
+MAX_REPORTED_ERRORS: Final = 50
+"""A request with thousands of bad fields gets the first 50: enough to fix, bounded to send."""
+MAX_EXPLAINED_ERRORS: Final = 500
+"""Errors validation builds before it stops looking (``guard.explain``): up to this many, the
+detail counts every error; a body with more is told the count is not complete. Some 15 ms of
+marshmallow's work, where 10,000 bad hands would take it a second."""
+MAX_REPORTED_TEXT: Final = 300
+"""Longest pointer or message reported: a 1 MB key or card string is not echoed back whole."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemType:
+    """A documented kind of refusal: its URN slug, human title, HTTP status and stable code."""
+
+    slug: str
+    title: str
+    status: int
+    code: str
+
+    @property
+    def uri(self) -> str:
+        return TYPE_PREFIX + self.slug
+
+
+MALFORMED_JSON: Final = ProblemType("malformed-json", N_("Malformed JSON"), 400, "MALFORMED_JSON")
+NOT_FOUND: Final = ProblemType("not-found", N_("Not Found"), 404, "NOT_FOUND")
+METHOD_NOT_ALLOWED: Final = ProblemType(
+    "method-not-allowed", N_("Method Not Allowed"), 405, "METHOD_NOT_ALLOWED"
+)
+BODY_TOO_LARGE: Final = ProblemType(
+    "body-too-large", N_("Content Too Large"), 413, "BODY_TOO_LARGE"
+)
+UNSUPPORTED_MEDIA_TYPE: Final = ProblemType(
+    "unsupported-media-type", N_("Unsupported Media Type"), 415, "UNSUPPORTED_MEDIA_TYPE"
+)
+VALIDATION_ERROR: Final = ProblemType(
+    "validation-error", N_("Invalid request"), 422, "VALIDATION_ERROR"
+)
+RULES_VIOLATION: Final = ProblemType(
+    "rules-violation", N_("Refused by the rules"), 422, "RULES_VIOLATION"
+)
+"""A well-formed request the rules refuse; ``code`` is then the core's own code."""
+HTTP_ERROR: Final = ProblemType("http-error", N_("HTTP error"), 400, "HTTP_ERROR")
+"""Any other HTTP-level refusal (title and status then come from the HTTP status)."""
+INTERNAL_ERROR: Final = ProblemType(
+    "internal-error", N_("Internal Server Error"), 500, "INTERNAL_ERROR"
+)
+NOT_READY: Final = ProblemType("not-ready", N_("Service Unavailable"), 503, "NOT_READY")
+REQUEST_TIMEOUT: Final = ProblemType(
+    "request-timeout", N_("Request Timeout"), 408, "REQUEST_TIMEOUT"
+)
+"""The body did not arrive within ``BODY_READ_TIMEOUT`` (the connection is then closed)."""
+UNAUTHORIZED: Final = ProblemType("unauthorized", N_("Unauthorized"), 401, "UNAUTHORIZED")
+"""No API key, or not a configured one (only when API keys are configured; see ``auth.py``)."""
+AUDIT_UNAVAILABLE: Final = ProblemType(
+    "audit-unavailable", N_("Service Unavailable"), 503, "AUDIT_UNAVAILABLE"
+)
+"""The verdict was reached but its audit line could not be recorded: it is withheld (retry)."""
+
+PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
+    MALFORMED_JSON,
+    UNAUTHORIZED,
+    NOT_FOUND,
+    REQUEST_TIMEOUT,
+    METHOD_NOT_ALLOWED,
+    BODY_TOO_LARGE,
+    UNSUPPORTED_MEDIA_TYPE,
+    VALIDATION_ERROR,
+    RULES_VIOLATION,
+    HTTP_ERROR,
+    INTERNAL_ERROR,
+    NOT_READY,
+    AUDIT_UNAVAILABLE,
+)
+
+
+def json_pointer(path: Iterable[PathElement]) -> str:
+    """RFC 6901 pointer of a path of keys and indexes (``""`` is the whole document)."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
+
+
+class Problem(Exception):
+    """Raise anywhere in a request to answer with a problem document (see ``render``)."""
+
+    def __init__(
+        self,
+        kind: ProblemType,
+        detail: str,
+        *,
+        status: int | None = None,
+        title: str | None = None,
+        code: str | None = None,
+        errors: Sequence[Mapping[str, str]] | None = None,
+        headers: Mapping[str, str] | None = None,
+        parts: tuple[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        """``parts``: the template ``detail`` was formatted from and its values, for a detail
+        whose values are themselves messages that a pattern could not tell apart (a pointer, which
+        may hold anything, before an error message): translated part by part."""
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+        self.status = status if status is not None else kind.status
+        self.title = title if title is not None else kind.title
+        self.code = code if code is not None else kind.code
+        self.errors = list(errors) if errors is not None else None
+        self.headers = dict(headers) if headers is not None else {}
+        self.parts = parts
+
+    def document(self, language: str = ENGLISH) -> dict[str, Any]:
+        """The problem document, in ``language``: ``title``, ``detail`` and each error's
+        ``message`` are translated; ``type``, ``code``, ``status`` and pointers never are."""
+        if language != ENGLISH:
+            return self._translated(language)
+        doc: dict[str, Any] = {
+            "type": self.kind.uri,
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            doc["errors"] = self.errors[:MAX_REPORTED_ERRORS]
+        return doc
+
+    def _translated(self, language: str) -> dict[str, Any]:
+        translate = translator(language)
+        message = translate.message
+        parts = self.parts
+        detail = message(self.detail) if parts is None else translate.template(*parts)
+        doc: dict[str, Any] = {
+            "type": self.kind.uri,
+            "title": message(self.title),
+            "status": self.status,
+            "detail": detail,
+            "code": self.code,
+        }
+        if self.errors is not None:
+            doc["errors"] = [
+                {**error, "message": message(error["message"])}
+                for error in self.errors[:MAX_REPORTED_ERRORS]
+            ]
+        return doc
+
+    def prepared(self, language: str = ENGLISH) -> tuple[str, list[tuple[str, str]], bytes]:
+        """The problem as a WSGI status line, headers and body, for answers the envelope gives
+        itself without entering Flask (the 401, the withheld verdict): the same document and
+        headers ``response`` gives, made once at start-up (once per language)."""
+        body = orjson.dumps(self.document(language))
+        headers = [
+            ("Content-Type", PROBLEM_MEDIA_TYPE),
+            ("Content-Length", str(len(body))),
+            ("Cache-Control", "no-store"),
+            ("Content-Language", language),
+            ("Vary", "Accept-Language"),
+            *self.headers.items(),
+        ]
+        return f"{self.status} {HTTPStatus(self.status).phrase}", headers, body
+
+    def response(self) -> Response:
+        """The problem as a response (``observe`` adds the headers every response carries)."""
+        exchange = current()
+        if exchange is not None:
+            exchange.code = self.code
+        language = (
+            negotiate(request.environ.get("HTTP_ACCEPT_LANGUAGE"))
+            if has_request_context()
+            else ENGLISH
+        )
+        headers = {
+            "Cache-Control": "no-store",
+            "Content-Language": language,
+            "Vary": "Accept-Language",
+        }
+        headers.update(self.headers)
+        return Response(
+            orjson.dumps(self.document(language)),
+            status=self.status,
+            headers=headers,
+            content_type=PROBLEM_MEDIA_TYPE,
+        )
+
+
+def _flatten(messages: object, pointer: str, out: list[dict[str, str]]) -> None:
+    if isinstance(messages, Mapping):
+        for key, value in messages.items():
+            child = pointer if key == "_schema" else pointer + json_pointer((key,))
+            _flatten(value, child, out)
+    elif isinstance(messages, list | tuple):
+        for item in messages:
+            _flatten(item, pointer, out)
+    else:
+        out.append(
+            {"pointer": _clip(pointer), "message": _clip(str(messages)), "code": code_of(messages)}
+        )
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_REPORTED_TEXT else text[: MAX_REPORTED_TEXT - 1] + "…"
+
+
+def validation_problem(
+    messages: object, prefix: Sequence[PathElement] = (), *, truncated: bool = False
+) -> Problem:
+    """A 422 naming every field marshmallow refused (``messages``: ``ValidationError.messages``).
+
+    ``truncated``: validation stopped once ``MAX_EXPLAINED_ERRORS`` were found (``guard``), so the
+    count in ``detail`` is a lower bound and says so."""
+    errors: list[dict[str, str]] = []
+    _flatten(messages, json_pointer(prefix), errors)
+    errors.sort(key=lambda e: e["pointer"])
+    count = len(errors)
+    first = errors[0] if errors else {"pointer": "", "message": N_("invalid request")}
+    values = {
+        "where": first["pointer"] or N_("the body"),
+        "message": first["message"],
+        "count": str(count - 1),
+    }
+    if truncated:
+        template = N_(
+            "{where}: {message} (and {count} more listed; validation stopped there, "
+            "others were not sought)"
+        )
+    elif count > 1:
+        template = N_("{where}: {message} (and {count} more)")
+    else:
+        template = N_("{where}: {message}")
+    return Problem(
+        VALIDATION_ERROR, template.format(**values), errors=errors, parts=(template, values)
+    )
+
+
+def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Problem:
+    """A 422 for input the rules refuse, carrying the core's code and a pointer into the body.
+
+    ``prefix`` is where the input given to the core sits in the request body.
+    """
+    pointer = _clip(json_pointer((*prefix, *error.path)))
+    return Problem(
+        RULES_VIOLATION,
+        _clip(error.message),
+        code=error.code,
+        errors=[{"pointer": pointer, "message": _clip(error.message), "code": error.code}],
+    )

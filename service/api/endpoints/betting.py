@@ -1,0 +1,168 @@
+"""``POST /v1/betting/validate`` (docs/rules.md §9)."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from flask import Blueprint, Response
+
+from service.api.config import Config
+from service.api.contract import render
+from service.api.contract.checks import betting_ok
+from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.problems import rules_problem
+from service.api.contract.schemas import BettingResponseSchema, RequestSchemas
+from service.api.envelope.body import json_response, load, read_json
+from service.api.fastpath.shortcut import JsonShortcut
+from service.game.betting import validate_betting
+from service.game.errors import RulesError
+from service.game.ruleset import RULESET
+
+EXAMPLE_ROUND: dict[str, Any] = {
+    "players": ["ann", "bob", "cid", "dan"],
+    "dealer": "dan",
+    "ante": 10,
+    "actions": [
+        {"player": "ann", "type": "stake", "amount": 10},
+        {"player": "bob", "type": "stake", "amount": 20},
+        {"player": "ann", "type": "top_up", "amount": 10},
+        {"player": "cid", "type": "fold"},
+        {"player": "dan", "type": "stake", "amount": 20},
+        {"player": "ann", "type": "fold"},
+        {"player": "bob", "type": "open", "amount": 20},
+    ],
+}
+"""docs/rules.md §9's worked example: a showdown between bob and dan, pot 120."""
+
+VALIDATE_ANSWERS = {
+    "rules_example": {
+        "valid": True,
+        "error": None,
+        "state": {
+            "phase": "showdown",
+            "pot": 120,
+            "current_stake": 20,
+            "players": [
+                {"player": "ann", "contributed": 30, "folded": True},
+                {"player": "bob", "contributed": 50, "folded": False},
+                {"player": "cid", "contributed": 10, "folded": True},
+                {"player": "dan", "contributed": 30, "folded": False},
+            ],
+            "to_act": None,
+            "top_up_pending": False,
+            "legal_actions": [],
+            "showdown": ["bob", "dan"],
+            "winner": None,
+        },
+        "ruleset": "classic/1",
+    },
+    "illegal_stake": {
+        "valid": False,
+        "error": {
+            "index": 0,
+            "code": "STAKE_BELOW_MINIMUM",
+            "message": "the first stake must be at least the minimum stake 20, not 5",
+        },
+        "state": {
+            "phase": "betting",
+            "pot": 20,
+            "current_stake": None,
+            "players": [
+                {"player": "ann", "contributed": 10, "folded": False},
+                {"player": "bob", "contributed": 10, "folded": False},
+            ],
+            "to_act": "ann",
+            "top_up_pending": False,
+            "legal_actions": [
+                {"type": "fold"},
+                {"type": "stake", "min": 20, "max": 9007199254740971},
+            ],
+            "showdown": None,
+            "winner": None,
+        },
+        "ruleset": "classic/1",
+    },
+}
+"""The service's answers to the operation's request examples, by the same names (a test posts
+each request and compares)."""
+
+VALIDATE = Operation(
+    operation_id="validateBetting",
+    summary="Judge a betting sequence",
+    tag="betting",
+    description=(
+        "Replays the actions against the setup (docs/rules.md §9). Every well-formed request "
+        "gets 200, legal or not: `valid`, the first illegal action with its reason code, and the "
+        "state (after all actions if valid, else just before the first illegal one), including "
+        "who acts next and the legal actions. A broken setup (dealer not seated, maximum below "
+        "minimum, antes beyond the pot limit) is refused with 422 and the setup's code."
+    ),
+    request="betting",
+    response=BettingResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "rules_example": EXAMPLE_ROUND,
+        "illegal_stake": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 10,
+            "minimum_stake": 20,
+            "actions": [{"player": "ann", "type": "stake", "amount": 5}],
+        },
+    },
+    response_examples=VALIDATE_ANSWERS,
+)
+
+
+def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
+    bp = Blueprint("betting", __name__)
+    schema = schemas.betting()
+    max_actions = config.max_actions
+
+    @bp.post(VALIDATE_PATH)
+    @documented(VALIDATE)
+    def validate() -> Response:
+        body = read_json()
+        if not betting_ok(body, max_actions):
+            body = load(schema, body)
+        try:
+            out = _verdict(body)
+        except RulesError as error:  # setup errors: their paths are already rooted in the body
+            raise rules_problem(error) from None
+        return json_response(out)
+
+    return bp
+
+
+VALIDATE_PATH: Final = "/v1/betting/validate"
+
+
+def _verdict(body: Any) -> dict[str, Any]:
+    """The verdict on a body ``betting_ok`` (or the schema) accepted, legal or not: the view's and
+    the shortcut's. A broken setup raises (``SetupError``): the view's 422."""
+    result = validate_betting(
+        body["players"],
+        body["dealer"],
+        body["ante"],
+        body.get("actions", ()),
+        body.get("minimum_stake"),
+        body.get("maximum_stake"),
+        trace=body.get("trace") is True,
+    )
+    out = render.betting(result)
+    out["ruleset"] = RULESET
+    return out
+
+
+class BettingShortcut(JsonShortcut):
+    """``POST /v1/betting/validate`` served without entering Flask (``shortcut.py``) when the
+    body passes ``betting_ok`` and its setup is sound: every verdict, legal or not, is a 200. Any
+    setup error, or a body only the schema can explain, is Flask's."""
+
+    __slots__ = ()
+
+    def __init__(self, max_body: int | None, max_actions: int) -> None:
+        def check(body: Any) -> bool:
+            return betting_ok(body, max_actions)
+
+        super().__init__(max_body, check, _verdict)

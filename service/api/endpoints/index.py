@@ -1,0 +1,123 @@
+"""``GET /``: what this service is and where its contract lives, for whoever finds its address.
+
+An integrator (or a probe, or a curious operator) pointing a client at the bare host gets a small
+JSON index instead of a 404: the service, its version and ruleset, and links to the docs page,
+the contract and the rules. It is prepared once, served as bytes, and open (no key): it says
+nothing the public contract does not.
+"""
+
+from __future__ import annotations
+
+import orjson
+from flask import Blueprint, Response, request
+from marshmallow import fields
+
+from service.api.contract.operation import Operation, documented
+from service.api.contract.schemas import BaseSchema
+from service.api.envelope.body import static_json_response
+from service.game.ruleset import RULESET
+
+SERVICE_NAME = "quart-bezique"
+PAGE = "/adjudicate"
+LINKS = {
+    "docs": "/docs",
+    "openapi_json": "/openapi.json",
+    "openapi_yaml": "/openapi.yaml",
+    "rules": "/v1/rules",
+    "health": "/healthz",
+    "ready": "/readyz",
+    "build": "/v1/build",
+    "jwks": "/.well-known/jwks.json",
+}
+
+
+class IndexLinksSchema(BaseSchema):
+    docs = fields.String(required=True, metadata={"description": "The interactive docs page."})
+    openapi_json = fields.String(required=True, metadata={"description": "The contract, JSON."})
+    openapi_yaml = fields.String(required=True, metadata={"description": "The contract, YAML."})
+    rules = fields.String(
+        required=True, metadata={"description": "The ruleset as data (needs a key if keys are on)."}
+    )
+    health = fields.String(required=True)
+    ready = fields.String(required=True)
+    build = fields.String(required=True)
+    jwks = fields.String(
+        required=True, metadata={"description": "The keys that verify verdict receipts."}
+    )
+
+
+class IndexSchema(BaseSchema):
+    service = fields.String(required=True)
+    version = fields.String(required=True, metadata={"description": "The service's version."})
+    ruleset = fields.String(required=True, metadata={"description": "The ruleset adjudicated."})
+    build = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The running build's digest (`GET /v1/build` has its manifest)."},
+    )
+    links = fields.Nested(IndexLinksSchema, required=True)
+
+
+INDEX_ANSWERS = {
+    "api_client": {
+        "service": "quart-bezique",
+        "version": "1.0.0",
+        "ruleset": "classic/1",
+        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
+        "links": {
+            "docs": "/docs",
+            "openapi_json": "/openapi.json",
+            "openapi_yaml": "/openapi.yaml",
+            "rules": "/v1/rules",
+            "health": "/healthz",
+            "ready": "/readyz",
+            "build": "/v1/build",
+            "jwks": "/.well-known/jwks.json",
+        },
+    }
+}
+"""The service's answer to an API client (a test fetches it and compares; ``build`` names the build
+this was taken from, so only its form is compared)."""
+
+INDEX = Operation(
+    operation_id="index",
+    summary="What this service is",
+    tag="operations",
+    description="The service's name, version and ruleset, and links to its docs, contract and "
+    "rules. Open (no API key). A browser (`Accept: text/html` preferred) is sent to the "
+    "adjudicator's page, `/adjudicate`, with a 303.",
+    response=IndexSchema,
+    other_responses={303: "A browser: see `/adjudicate`."},
+    response_examples=INDEX_ANSWERS,
+)
+
+
+def _prefers_html() -> bool:
+    """A browser navigating here (``Accept: text/html`` ranked above JSON); an API client that
+    sends no Accept, ``*/*`` or ``application/json`` gets the index."""
+    accept = request.accept_mimetypes
+    return accept.quality("text/html") > accept.quality("application/json")
+
+
+def blueprint(version: str, build: str | None) -> Blueprint:
+    bp = Blueprint("index", __name__)
+    body = orjson.dumps(
+        {
+            "service": SERVICE_NAME,
+            "version": version,
+            "ruleset": RULESET,
+            "build": build,
+            "links": LINKS,
+        }
+    )
+
+    @bp.get("/")
+    @documented(INDEX)
+    def index() -> Response:
+        if _prefers_html():
+            # A person with a browser: the adjudicator's page. The Location is a path, never
+            # built from the request's Host.
+            return Response(status=303, headers={"Location": PAGE, "Cache-Control": "no-store"})
+        return static_json_response(body)
+
+    return bp

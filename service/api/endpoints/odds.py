@@ -1,0 +1,112 @@
+"""``POST /v1/hands/odds``: a hand's showdown odds against the rest of the shoe.
+
+Thin on purpose: the schema checks the shape, ``service.game.odds.hand_odds`` decides everything
+else (the shoe limit included) and its refusals become 422 problems pointing into the body.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.api.contract import render
+from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.problems import rules_problem
+from service.api.contract.schemas import OddsResponseSchema, RequestSchemas
+from service.api.envelope.body import json_response, load, read_json
+from service.game.errors import RulesError
+from service.game.odds import hand_odds
+
+ODDS_ANSWERS = {
+    "one_opponent": {
+        "cards": ["KS", "QS", "JS", "JC"],
+        "trump": "S",
+        "score": 16,
+        "opponents": 1,
+        "remaining": 140,
+        "exact": True,
+        "win": 0.9995172742433518,
+        "tie": 0.00032355672337498363,
+        "loss": 0.00015916903327317745,
+        "percentile": 99.953687307598,
+        "wins": 15322215,
+        "ties": 4960,
+        "losses": 2440,
+        "total": 15329615,
+        "samples": None,
+        "seed": None,
+        "standard_error": None,
+        "ruleset": "classic/1",
+    },
+    "after_a_showdown": {
+        "cards": ["KH", "QH", "KD", "10D"],
+        "trump": None,
+        "score": 6,
+        "opponents": 2,
+        "remaining": 136,
+        "exact": True,
+        "win": 0.716052591449923,
+        "tie": 0.13737500807805494,
+        "loss": 0.14657240047202208,
+        "percentile": 87.97773498103136,
+        "wins": 117958663450842,
+        "ties": 22630422035934,
+        "losses": 24145551129774,
+        "total": 164734636616550,
+        "samples": None,
+        "seed": None,
+        "standard_error": None,
+        "ruleset": "classic/1",
+    },
+}
+"""The service's answers to the operation's request examples, by the same names (a test posts
+each request and compares)."""
+
+ODDS = Operation(
+    operation_id="handOdds",
+    summary="Showdown odds of a hand",
+    tag="hands",
+    description=(
+        "How often the hand wins, ties or loses a showdown against opponents dealt from the rest "
+        "of the shoe (144 cards minus the hand and the `seen` cards, every physical deal equally "
+        "likely). One or two opponents: exact integer counts. Three: a seeded Monte Carlo "
+        "estimate with its sample count and standard error. A hand and seen cards holding some "
+        "card more than 6 times: 422 `SHOE_EXCEEDED`; too few cards left to deal every "
+        "opponent: 422 `SHOE_TOO_SMALL`."
+    ),
+    request="odds",
+    response=OddsResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "one_opponent": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+        "after_a_showdown": {
+            "cards": ["KH", "QH", "KD", "10D"],
+            "seen": ["QS", "JC", "QH", "JD"],
+            "opponents": 2,
+        },
+    },
+    response_examples=ODDS_ANSWERS,
+)
+
+
+def blueprint(schemas: RequestSchemas) -> Blueprint:
+    bp = Blueprint("odds", __name__)
+    schema = schemas.odds()
+
+    @bp.post("/v1/hands/odds")
+    @documented(ODDS)
+    def odds() -> Response:
+        body = load(schema, read_json())
+        try:
+            result = hand_odds(
+                body["cards"],
+                body["trump"],
+                body["seen"],
+                body["opponents"],
+                samples=body["samples"],
+                seed=body["seed"],
+            )
+        except RulesError as error:
+            raise rules_problem(error) from None
+        return json_response(render.odds(result))
+
+    return bp

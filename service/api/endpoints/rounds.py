@@ -1,0 +1,172 @@
+"""``POST /v1/rounds/settle`` (docs/rules.md §10)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.api.config import Config
+from service.api.contract import render
+from service.api.contract.checks import betting_ok
+from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.problems import rules_problem
+from service.api.contract.schemas import RequestSchemas, SettleResponseSchema
+from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope.body import json_response, load, read_json
+from service.game.errors import RulesError
+from service.game.ruleset import RULESET
+from service.game.settlement import settle_round
+
+SETTLE_ANSWERS = {
+    "rules_example": {
+        "pot": 120,
+        "players": [
+            {"player": "ann", "payout": 0, "net": -30},
+            {"player": "bob", "payout": 120, "net": 70},
+            {"player": "cid", "payout": 0, "net": -10},
+            {"player": "dan", "payout": 0, "net": -30},
+        ],
+        "winners": ["bob"],
+        "showdown": {
+            "winner": "bob",
+            "tie": False,
+            "trump": "H",
+            "hands": [
+                {
+                    "player": "bob",
+                    "cards": ["KH", "QH", "KD", "10D"],
+                    "score": 10,
+                    "combinations": [{"type": "marriage", "cards": ["KH", "QH"], "points": 8}],
+                    "loose": [{"card": "KD", "points": 1}, {"card": "10D", "points": 1}],
+                },
+                {
+                    "player": "dan",
+                    "cards": ["QS", "JC", "QH", "JD"],
+                    "score": 9,
+                    "combinations": [
+                        {"type": "double_bezique", "cards": ["QS", "JC", "QH", "JD"], "points": 9}
+                    ],
+                    "loose": [],
+                },
+            ],
+        },
+        "ruleset": "classic/1",
+    },
+    "split_pot": {
+        "pot": 20,
+        "players": [
+            {"player": "ann", "payout": 10, "net": 0},
+            {"player": "bob", "payout": 10, "net": 0},
+        ],
+        "winners": ["ann", "bob"],
+        "showdown": {
+            "winner": None,
+            "tie": True,
+            "trump": None,
+            "hands": [
+                {
+                    "player": "ann",
+                    "cards": ["KH", "QH", "9S", "9C"],
+                    "score": 4,
+                    "combinations": [{"type": "marriage", "cards": ["KH", "QH"], "points": 4}],
+                    "loose": [{"card": "9S", "points": 0}, {"card": "9C", "points": 0}],
+                },
+                {
+                    "player": "bob",
+                    "cards": ["KD", "QD", "AS", "AC"],
+                    "score": 4,
+                    "combinations": [{"type": "marriage", "cards": ["KD", "QD"], "points": 4}],
+                    "loose": [{"card": "AS", "points": 0}, {"card": "AC", "points": 0}],
+                },
+            ],
+        },
+        "ruleset": "classic/1",
+    },
+    "uncontested": {
+        "pot": 15,
+        "players": [
+            {"player": "ann", "payout": 15, "net": 5},
+            {"player": "bob", "payout": 0, "net": -5},
+        ],
+        "winners": ["ann"],
+        "showdown": None,
+        "ruleset": "classic/1",
+    },
+}
+"""The service's answers to the operation's request examples, by the same names (a test posts
+each request and compares)."""
+
+SETTLE = Operation(
+    operation_id="settleRound",
+    summary="Settle a finished round",
+    tag="rounds",
+    description=(
+        "Replays the betting, scores the showdown hands and pays the pot out (docs/rules.md "
+        "§10): the uncontested winner takes it all; at a showdown the higher score takes it, a "
+        "tie splits it with the odd chip to the tied player first clockwise from the dealer's "
+        "left. "
+        "An invalid or unfinished round, or hands that do not match the showdown players, are "
+        "refused with 422 and a code (`ROUND_INVALID`, `ROUND_NOT_FINISHED`, `HANDS_MISMATCH`, "
+        "or a card, hand or shoe code)."
+    ),
+    request="settle",
+    response=SettleResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "rules_example": {
+            **EXAMPLE_ROUND,
+            "trump": "H",
+            "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+        },
+        "split_pot": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "open", "amount": 5},
+            ],
+            "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
+        },
+        "uncontested": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "fold"},
+            ],
+        },
+    },
+    response_examples=SETTLE_ANSWERS,
+)
+
+
+def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
+    bp = Blueprint("rounds", __name__)
+    schema = schemas.settle()
+    max_actions = config.max_actions
+
+    @bp.post("/v1/rounds/settle")
+    @documented(SETTLE)
+    def settle() -> Response:
+        body = read_json()
+        if not betting_ok(body, max_actions, settle=True):
+            body = load(schema, body)
+        try:
+            result = settle_round(
+                body["players"],
+                body["dealer"],
+                body["ante"],
+                body.get("actions", ()),
+                body.get("hands"),
+                trump=body.get("trump"),
+                minimum_stake=body.get("minimum_stake"),
+                maximum_stake=body.get("maximum_stake"),
+            )
+        except RulesError as error:  # the core roots its paths in this very body
+            raise rules_problem(error) from None
+        out = render.settlement(result)
+        out["ruleset"] = RULESET
+        return json_response(out)
+
+    return bp

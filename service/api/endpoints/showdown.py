@@ -1,0 +1,97 @@
+"""``POST /v1/showdown`` (docs/rules.md §8)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.api.contract import render
+from service.api.contract.checks import showdown_ok
+from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.problems import rules_problem
+from service.api.contract.schemas import RequestSchemas, ShowdownResponseSchema
+from service.api.envelope.body import json_response, load, read_json
+from service.game.errors import PathElement, RulesError
+from service.game.ruleset import RULESET
+from service.game.showdown import compare_hands
+
+SHOWDOWN_ANSWERS = {
+    "marriage_vs_bezique": {
+        "winner": None,
+        "tie": True,
+        "trump": None,
+        "hands": [
+            {
+                "player": "bob",
+                "cards": ["KH", "QH", "KD", "10D"],
+                "score": 6,
+                "combinations": [{"type": "marriage", "cards": ["KH", "QH"], "points": 4}],
+                "loose": [{"card": "KD", "points": 1}, {"card": "10D", "points": 1}],
+            },
+            {
+                "player": "dan",
+                "cards": ["QS", "JC", "KD", "JD"],
+                "score": 6,
+                "combinations": [{"type": "bezique", "cards": ["QS", "JC"], "points": 4}],
+                "loose": [{"card": "KD", "points": 1}, {"card": "JD", "points": 1}],
+            },
+        ],
+        "ruleset": "classic/1",
+    }
+}
+"""The service's answers to the operation's request examples, by the same names (a test posts
+each request and compares)."""
+
+SHOWDOWN = Operation(
+    operation_id="compareHands",
+    summary="Compare two hands",
+    tag="showdown",
+    description=(
+        "Scores both hands under the round's trump; the higher score wins, equal scores tie "
+        "(docs/rules.md §8). Two hands that one shoe cannot hold (some card more than 6 times "
+        "between them) are refused with 422 and code `SHOE_EXCEEDED`."
+    ),
+    request="showdown",
+    response=ShowdownResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "marriage_vs_bezique": {
+            "trump": None,
+            "hands": [
+                {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
+                {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
+            ],
+        }
+    },
+    response_examples=SHOWDOWN_ANSWERS,
+)
+
+
+def _anchor(path: tuple[PathElement, ...]) -> tuple[PathElement, ...]:
+    """The core names a hand by its index (0 or 1), then a card index: point into the body."""
+    if path and isinstance(path[0], int):
+        hand, *rest = path
+        return ("hands", hand, "cards", *rest)
+    return ("hands", *path)
+
+
+def blueprint(schemas: RequestSchemas) -> Blueprint:
+    bp = Blueprint("showdown", __name__)
+    schema = schemas.showdown()
+
+    @bp.post("/v1/showdown")
+    @documented(SHOWDOWN)
+    def compare() -> Response:
+        body = read_json()
+        if not showdown_ok(body):
+            body = load(schema, body)
+        first, second = body["hands"]
+        try:
+            result = compare_hands(first["cards"], second["cards"], body.get("trump"))
+        except RulesError as error:
+            error.path = _anchor(error.path)
+            raise rules_problem(error) from None
+        out = render.showdown(result, (first["player"], second["player"]))
+        out["ruleset"] = RULESET
+        return json_response(out)
+
+    return bp

@@ -1,0 +1,387 @@
+"""Proving verdicts later: the public keys, the running build, and re-adjudication on demand.
+
+- ``GET /.well-known/jwks.json``: the public keys receipts verify with (RFC 7517, OKP keys of
+  RFC 8037), the active one first, earlier ones kept for rotation; ``{"keys": []}`` when no
+  signing key is configured. Open: a verifier holds no API key.
+- ``GET /v1/build``: the version, ruleset and build digest of the running code, with the manifest
+  the digest is taken over (``service.integrity``), so that a regulator can compare it with a
+  digest recomputed from the installed files (``quart-bezique build-digest``).
+- ``POST /v1/verdicts/verify``: given an endpoint, the original request body and optionally the
+  stored receipt or response digest, the service judges the request again, now, and says whether
+  the recorded verdict is the one it gives: both digests, and the receipt's check with a precise
+  reason code (``service.receipts.Reason``). A mismatch or a bad receipt is a verdict about the
+  record (200), not an error in the request.
+
+The re-adjudication calls the Flask app itself, inside this request, on the named endpoint's exact
+path: the same views, schemas and renderers give the same bytes as a direct call. It runs with an
+exchange of its own, so it leaves no mark on this request's audit record, and under the same body
+limit as any request (the original body is part of this one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+from flask import Blueprint, Response
+from marshmallow import fields, validate
+
+from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.problems import NOT_READY, Problem
+from service.api.contract.schemas import BaseSchema
+from service.api.envelope import exchange
+from service.api.envelope.audit import KINDS, SIGNED_ROUTES
+from service.api.envelope.body import json_response, load, read_json, static_json_response
+from service.game.ruleset import RULESET
+from service.integrity import Manifest
+from service.receipts import Keyring, Reason, request_digest, verify_receipt
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import WSGIApplication
+
+JWKS_PATH: Final = "/.well-known/jwks.json"
+VERIFY_PATH: Final = "/v1/verdicts/verify"
+MAX_RECEIPT_CHARS: Final = 4096
+_HEX64: Final = r"^[0-9a-f]{64}$"
+EXAMPLE_RESPONSE_SHA256: Final = "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8"
+"""SHA-256 of the score endpoint's answer to the example hand (a test keeps it true)."""
+
+
+class VerifyRequestSchema(BaseSchema):
+    """A stored verdict to check: what was asked, and what was recorded of the answer."""
+
+    endpoint = fields.String(
+        required=True,
+        validate=validate.OneOf(sorted(SIGNED_ROUTES)),
+        metadata={"description": "The verdict endpoint the request was sent to."},
+    )
+    ruleset = fields.String(
+        required=True,
+        validate=validate.OneOf([RULESET]),
+        metadata={"description": "The ruleset the verdict was given under (the receipt says)."},
+    )
+    request = fields.Dict(
+        required=True,
+        metadata={"description": "The original request body, as sent (any key order or card "
+                  "spelling: it is compared by its canonical form)."},
+    )  # fmt: skip
+    receipt = fields.String(
+        validate=validate.Length(min=1, max=MAX_RECEIPT_CHARS),
+        metadata={"description": "The `Verdict-Receipt` header stored with the verdict."},
+    )
+    response_sha256 = fields.String(
+        validate=validate.Regexp(_HEX64),
+        metadata={"description": "SHA-256 (hex) of the stored response body, if no receipt."},
+    )
+
+
+class DigestPairSchema(BaseSchema):
+    recorded = fields.String(
+        required=True, allow_none=True, metadata={"description": "From the record, if any."}
+    )
+    recomputed = fields.String(required=True, metadata={"description": "From the replay now."})
+
+
+class ReceiptCheckSchema(BaseSchema):
+    valid = fields.Boolean(required=True)
+    reason = fields.String(
+        required=True,
+        validate=validate.OneOf([r.value for r in Reason]),
+        metadata={"description": "`VALID`, or why the receipt is refused."},
+    )
+    kid = fields.String(required=True, allow_none=True)
+
+
+class VerifyResponseSchema(BaseSchema):
+    endpoint = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    version = fields.String(required=True, metadata={"description": "This service's version."})
+    build = fields.String(required=True, metadata={"description": "This build's digest."})
+    status = fields.Integer(
+        required=True, metadata={"description": "The HTTP status the request gets now."}
+    )
+    match = fields.Boolean(
+        required=True,
+        metadata={"description": "The recorded verdict is the one given now (and its receipt, "
+                  "if one was given, is valid)."},
+    )  # fmt: skip
+    request_sha256 = fields.Nested(DigestPairSchema, required=True)
+    response_sha256 = fields.Nested(DigestPairSchema, required=True)
+    receipt = fields.Nested(ReceiptCheckSchema, required=True, allow_none=True)
+
+
+class JwksKeySchema(BaseSchema):
+    kty = fields.String(required=True, validate=validate.OneOf(["OKP"]))
+    crv = fields.String(required=True, validate=validate.OneOf(["Ed25519"]))
+    x = fields.String(required=True)
+    kid = fields.String(required=True)
+    alg = fields.String(required=True, validate=validate.OneOf(["EdDSA"]))
+    use = fields.String(required=True, validate=validate.OneOf(["sig"]))
+
+
+class JwksSchema(BaseSchema):
+    keys = fields.List(fields.Nested(JwksKeySchema), required=True)
+
+
+class BuildSchema(BaseSchema):
+    version = fields.String(required=True)
+    ruleset = fields.String(required=True)
+    build = fields.String(required=True, metadata={"description": "SHA-256 of the manifest."})
+    manifest = fields.Dict(
+        required=True,
+        metadata={"description": "The canonical manifest: every file of the installed package "
+                  "with its SHA-256, the runtime dependencies' versions, the ruleset."},
+    )  # fmt: skip
+
+
+JWKS_ANSWERS: dict[str, Any] = {"unsigned": {"keys": []}}
+"""The service's answer (a test fetches it and compares)."""
+
+JWKS = Operation(
+    operation_id="jwks",
+    summary="Receipt verification keys",
+    tag="verification",
+    description="The public keys (JWKS, Ed25519) that verify the `Verdict-Receipt` of verdicts; "
+    "empty when the deployment signs nothing. Open (no API key).",
+    response=JwksSchema,
+    response_media="application/jwk-set+json",
+    response_examples=JWKS_ANSWERS,
+)
+
+BUILD_ANSWERS = {
+    "running": {
+        "version": "1.0.0",
+        "ruleset": "classic/1",
+        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
+        "manifest": {
+            "dependencies": {"cryptography": "50.0.2", "orjson": "3.13.0"},
+            "files": {
+                "service/__init__.py": (
+                    "5347c57fd0bd9ceeee2f03791f16d619068cb6e546b07bd17598be5df3aabbeb"
+                ),
+                "service/__main__.py": (
+                    "dc1a0e9758d1c16b59e08231d6824d91e31c5a694ec9878f9a44f892bb321184"
+                ),
+                "service/api/__init__.py": (
+                    "217fe2e201160099835fdef2d12c037139836d67b440bf3ee87ff58569af849e"
+                ),
+            },
+            "format": "quart-bezique-manifest/1",
+            "ruleset": "classic/1",
+            "version": "1.0.0",
+        },
+    }
+}
+"""The service's answer, its manifest cut to three of its files. The digests name the build this
+was taken from: the test compares their form, and every other value exactly."""
+
+BUILD = Operation(
+    operation_id="build",
+    summary="The running build",
+    tag="verification",
+    description="Version, ruleset and build digest of the running code, with the manifest the "
+    "digest covers: compare it with `quart-bezique build-digest` run over the installed files.",
+    response=BuildSchema,
+    problems=(503,),
+    response_examples=BUILD_ANSWERS,
+)
+
+VERIFY_ANSWERS = {
+    "by_response_digest": {
+        "endpoint": "/v1/hands/score",
+        "ruleset": "classic/1",
+        "version": "1.0.0",
+        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
+        "status": 200,
+        "match": True,
+        "request_sha256": {
+            "recorded": None,
+            "recomputed": "5410c65f12643180a1ee7b25bb9a7e585e24f9d2e839f7df045bda7a107b4759",
+        },
+        "response_sha256": {
+            "recorded": "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8",
+            "recomputed": "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8",
+        },
+        "receipt": None,
+    }
+}
+"""The service's answer to the request example of the same name (a test posts it and compares;
+``build`` names the build this was taken from, so only its form is compared)."""
+
+VERIFY = Operation(
+    operation_id="verifyVerdict",
+    summary="Re-adjudicate a stored verdict",
+    tag="verification",
+    description="Judges the stored request again under the named ruleset and says whether the "
+    "recorded verdict (its receipt, or its response digest) is the one given now. A receipt "
+    "signed by an unknown key, altered, or made under another ruleset or endpoint is refused "
+    "with its reason code (`UNKNOWN_KEY`, `BAD_SIGNATURE`, `RULESET_MISMATCH`, ...): a verdict, "
+    "answered 200 with `match: false`.",
+    request=VerifyRequestSchema,
+    response=VerifyResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "by_response_digest": {
+            "endpoint": "/v1/hands/score",
+            "ruleset": RULESET,
+            "request": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
+            "response_sha256": EXAMPLE_RESPONSE_SHA256,
+        }
+    },
+    response_examples=VERIFY_ANSWERS,
+)
+
+
+def blueprint(
+    keyring: Keyring | None,
+    manifest: Manifest | None,
+    version: str,
+    judge: Callable[[], WSGIApplication],
+) -> Blueprint:
+    """``judge``: the Flask app inside the envelope (known once the envelope is installed)."""
+    bp = Blueprint("verdicts", __name__)
+    jwks_body = orjson.dumps(keyring.jwks() if keyring is not None else {"keys": []})
+    build_digest = manifest.digest if manifest is not None else ""
+    build_body = (
+        orjson.dumps(
+            {
+                "version": version,
+                "ruleset": RULESET,
+                "build": build_digest,
+                "manifest": orjson.loads(manifest.canonical()),
+            }
+        )
+        if manifest is not None
+        else None
+    )
+    jwks = orjson.loads(jwks_body)
+
+    @bp.get(JWKS_PATH)
+    @documented(JWKS)
+    def keys() -> Response:
+        return Response(jwks_body, content_type="application/jwk-set+json")
+
+    @bp.get("/v1/build")
+    @documented(BUILD)
+    def build() -> Response:
+        if build_body is None:
+            raise Problem(NOT_READY, "the build manifest cannot be computed")
+        return static_json_response(build_body)
+
+    @bp.post(VERIFY_PATH)
+    @documented(VERIFY)
+    def verify() -> Response:
+        body = load(VerifyRequestSchema(), read_json())
+        endpoint: str = body["endpoint"]
+        sent = orjson.dumps(body["request"])
+        status, answer = _replay(judge(), endpoint, sent)
+        recomputed = hashlib.sha256(answer).hexdigest()
+        receipt_check: dict[str, Any] | None = None
+        recorded_request: str | None = None
+        recorded: str | None = body.get("response_sha256")
+        match = recorded == recomputed
+        if "receipt" in body:
+            checked = verify_receipt(
+                body["receipt"],
+                body["request"],
+                answer,
+                jwks,
+                endpoint=endpoint,
+                expected_ruleset=body["ruleset"],
+            )
+            recorded = checked.response.recorded
+            recorded_request = checked.request.recorded
+            match = checked.ok and (body.get("response_sha256") in (None, recomputed))
+            receipt_check = {
+                "valid": checked.ok,
+                "reason": checked.reason.value,
+                "kid": checked.kid,
+            }
+        return json_response(
+            {
+                "endpoint": endpoint,
+                "ruleset": RULESET,
+                "version": version,
+                "build": build_digest,
+                "status": status,
+                "match": match,
+                "request_sha256": {
+                    "recorded": recorded_request,
+                    "recomputed": request_digest(endpoint, body["request"]),
+                },
+                "response_sha256": {"recorded": recorded, "recomputed": recomputed},
+                "receipt": receipt_check,
+            }
+        )
+
+    return bp
+
+
+def _replay(app: WSGIApplication, endpoint: str, body: bytes) -> tuple[int, bytes]:
+    """The status and exact body ``app`` answers ``POST endpoint`` with, as a client would get
+    them, recorded under an exchange of its own (the outer request's audit record is untouched).
+    """
+    environ: dict[str, Any] = {
+        "REQUEST_METHOD": "POST",
+        "SCRIPT_NAME": "",
+        "PATH_INFO": endpoint,
+        "QUERY_STRING": "",
+        "SERVER_NAME": "replay",
+        "SERVER_PORT": "0",
+        "SERVER_PROTOCOL": "HTTP/1.1",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(len(body)),
+        "wsgi.version": (1, 0),
+        "wsgi.url_scheme": "http",
+        "wsgi.input": _Input(body),
+        "wsgi.errors": _Discard(),
+        "wsgi.multithread": True,
+        "wsgi.multiprocess": True,
+        "wsgi.run_once": False,
+    }
+    seen: list[str] = []
+
+    def start_response(status: str, headers: Any, exc_info: Any = None) -> Callable[[bytes], Any]:
+        seen.append(status)
+        return lambda data: None
+
+    outer = exchange.current()
+    exchange.local.exchange = exchange.Exchange("replay", KINDS[endpoint], True)
+    try:
+        chunks: Iterable[bytes] = app(environ, start_response)
+        try:
+            answer = b"".join(chunks)
+        finally:
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
+    finally:
+        exchange.local.exchange = outer
+    return int(seen[0][:3]), answer
+
+
+class _Input:
+    """A request body stream over bytes already read."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._at = 0
+
+    def read(self, size: int = -1) -> bytes:
+        end = len(self._data) if size is None or size < 0 else self._at + size
+        chunk = self._data[self._at : end]
+        self._at += len(chunk)
+        return chunk
+
+    def readline(self, size: int = -1) -> bytes:  # pragma: no cover - Werkzeug reads in blocks
+        return self.read(size)
+
+
+class _Discard:
+    def write(self, text: str) -> int:  # pragma: no cover - nothing writes to wsgi.errors here
+        return len(text)
+
+    def flush(self) -> None:  # pragma: no cover
+        return None

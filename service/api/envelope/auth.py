@@ -1,0 +1,101 @@
+"""Optional API keys: ``Authorization: Bearer <key>`` on every ``/v1`` request (RFC 6750).
+
+The keys come from ``API_KEYS`` / ``API_KEYS_FILE`` (``config.py``), which keeps only their
+SHA-256 digests. A presented key is hashed once and compared with **every** configured digest by
+``hmac.compare_digest``, without stopping at a match: the time taken depends neither on how much of
+a key is right nor on which key matched. Hashing first also makes every comparison the same length,
+so not even a key's length leaks.
+
+The answer to a missing or wrong key is a 401 problem document with a ``WWW-Authenticate``
+challenge, prepared once as bytes in each served language (``Denial.in_language`` picks one by
+the request's ``Accept-Language``): refusing costs less than serving. The challenge's
+``error_description`` stays English in every language: RFC 6750 allows it ASCII characters only.
+Which requests need a key is decided by the route they resolve to (``routes.py``), never by their
+path's spelling: all of ``/v1``, and any path no route takes. Health, readiness, metrics and the
+docs are outside ``/v1`` and stay open (probes and scrapers carry no keys). A key is identified
+in the audit log by ``key_id``, the first 12 hex digits of its SHA-256: enough to tell integrators
+apart, useless to recover the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from typing import Final
+
+from service.api.contract.i18n import ENGLISH, LANGUAGES, N_
+from service.api.contract.problems import UNAUTHORIZED, Problem
+
+REALM: Final = "quart-bezique"
+KEY_ID_LENGTH: Final = 12
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """A prepared 401: status line, headers and body (in English), and the same answer in every
+    served language (``in_language``)."""
+
+    status: str
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    languages: dict[str, Denial] = field(repr=False, compare=False)
+
+    def in_language(self, language: str) -> Denial:
+        """This denial in ``language`` (``i18n.negotiate``'s choice); English if not served."""
+        return self.languages.get(language, self)
+
+
+def _denial(detail: str, challenge: str) -> Denial:
+    problem = Problem(UNAUTHORIZED, detail, headers={"WWW-Authenticate": challenge})
+    languages: dict[str, Denial] = {}
+    for language in LANGUAGES:
+        status, headers, body = problem.prepared(language)
+        languages[language] = Denial(status, tuple(headers), body, languages)
+    return languages[ENGLISH]
+
+
+MISSING: Final = _denial(
+    N_("this service needs an API key: send Authorization: Bearer <key>"),
+    f'Bearer realm="{REALM}"',
+)
+"""No credentials (or not the Bearer scheme): RFC 6750 says the challenge then names no error."""
+INVALID: Final = _denial(
+    N_("the API key is not valid"),
+    f'Bearer realm="{REALM}", error="invalid_token", error_description="the API key is not valid"',
+)
+
+
+class ApiKeys:
+    """The configured keys (as digests) and the check of one request's ``Authorization``."""
+
+    __slots__ = ("_digests",)
+
+    def __init__(self, digests: tuple[bytes, ...]) -> None:
+        if not digests:
+            raise ValueError("ApiKeys needs at least one key digest")
+        self._digests = digests
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+    def check(self, authorization: str | None) -> tuple[str | None, Denial | None]:
+        """``(key_id, None)`` when the header holds a configured key, else ``(None, denial)``."""
+        if authorization is None:
+            return None, MISSING
+        scheme, _, token = authorization.strip().partition(" ")
+        if scheme.lower() != "bearer":
+            return None, MISSING
+        # WSGI hands headers over as latin-1 text: this encoding always succeeds, byte for byte.
+        presented = hashlib.sha256(token.strip().encode("latin-1")).digest()
+        matched = False
+        for digest in self._digests:  # no early exit: every key is compared, every time
+            matched |= hmac.compare_digest(presented, digest)
+        if not matched:
+            return None, INVALID
+        return presented.hex()[:KEY_ID_LENGTH], None
+
+
+def key_id(key: str) -> str:
+    """The audit log's identifier of ``key`` (for operators matching log lines to integrators)."""
+    return hashlib.sha256(key.encode("ascii")).hexdigest()[:KEY_ID_LENGTH]

@@ -1,0 +1,85 @@
+"""A deadline for receiving a request body: a slow client holds a worker thread for a bounded time.
+
+gunicorn's gthread worker hands a connection to one of its threads once a request's head is in,
+and that thread then waits, blocking, for the body: a client that trickles its body (or stops
+sending it) would hold the thread as long as it likes, and a few such clients on one worker would
+leave its other connections waiting (the classic slow-loris). Here each request with a body is
+registered with its socket (gunicorn puts it in the environ as ``gunicorn.socket``) and one
+watchdog thread per worker process shuts the read side of any socket whose body has not arrived
+within ``BODY_READ_TIMEOUT`` seconds: the blocked read returns, the request is answered 408
+``REQUEST_TIMEOUT`` and the connection closed. Registering costs a lock and a dict update (~1 µs,
+requests with a body only); nothing is watched under Flask's test client (no socket).
+
+The request head (line and fields) is read before the app is called: under gunicorn, the
+worker class in ``service/server`` gives it its own deadline (HEAD_READ_TIMEOUT) and hands a
+connection to a thread only once its head is complete, so the body is the one part a thread can
+wait for, and it waits at most this long. The 408's unread rest makes that worker close the
+connection (``Connection: close``). ``docs/operations.md`` ("Slow clients") states the bounds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Any, Final
+
+from service.api.envelope.exchange import Exchange
+
+log = logging.getLogger("service.api.deadline")
+
+TICK_SECONDS: Final = 0.25
+"""How often the watchdog looks: a late body is cut at most this much after its deadline."""
+
+
+class BodyDeadlines:
+    """The requests whose body is still awaited, and the thread that cuts the late ones."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._lock = threading.Lock()
+        self._awaited: dict[int, tuple[float, Any, Exchange]] = {}
+        self._pid = 0
+
+    def watch(self, exchange: Exchange, sock: Any) -> None:
+        if self._pid != os.getpid():
+            self._start()
+        deadline = time.monotonic() + self.seconds
+        with self._lock:
+            self._awaited[id(exchange)] = (deadline, sock, exchange)
+
+    def forget(self, exchange: Exchange) -> None:
+        with self._lock:
+            self._awaited.pop(id(exchange), None)
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._pid == os.getpid():
+                return
+            self._pid = os.getpid()
+            self._awaited.clear()  # inherited from another process: not ours to cut
+        threading.Thread(target=self._run, name="body-deadlines", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(TICK_SECONDS)
+            now = time.monotonic()
+            with self._lock:
+                late = [
+                    key
+                    for key, (deadline, _, ex) in self._awaited.items()
+                    if deadline <= now and not ex.received
+                ]
+                cut = [self._awaited.pop(key) for key in late]
+            for _, sock, exchange in cut:
+                exchange.timed_out = True
+                # The blocked read returns; the answer can still be written. A client that has
+                # gone already makes this fail: nothing left to do then.
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RD)
+                log.info(
+                    "request %s: body not received within %.0f s", exchange.request_id, self.seconds
+                )

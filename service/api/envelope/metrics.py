@@ -1,0 +1,255 @@
+"""``GET /metrics``: Prometheus metrics, summed over every gunicorn worker.
+
+| metric | type | labels |
+|---|---|---|
+| ``quart_bezique_http_requests_total`` | counter | ``endpoint``, ``status`` |
+| ``quart_bezique_http_request_duration_seconds`` | histogram | ``endpoint``, ``status`` |
+| ``quart_bezique_hands_scored_total`` | counter | ``endpoint`` |
+| ``quart_bezique_betting_verdicts_total`` | counter | ``reason`` (``valid`` or a reason code) |
+| ``quart_bezique_audit_write_failures_total`` | counter | |
+| ``quart_bezique_build_info`` | gauge (always 1) | ``version``, ``ruleset`` |
+
+``endpoint`` is a route (``/v1/hands/score``, ...), ``/docs/static`` for the docs page's assets or
+``unmatched``: never a client-chosen path, so the number of series stays fixed.
+
+Multi-process mode: gunicorn's workers are separate processes, so each keeps its counts in
+memory-mapped files under ``PROMETHEUS_MULTIPROC_DIR`` (``gunicorn.conf.py`` creates a fresh
+directory under ``/tmp`` for each master and marks dead workers in ``child_exit``); a scrape, served
+by whichever worker, reads and sums all the files. Counts of a worker that died stay in (counters
+never go back). Without that variable (Flask's test client, ``flask run``) each app keeps its own
+in-memory registry.
+
+Cost per request: about 1 µs, a tally in memory; the Prometheus values (memory-mapped files) are
+updated from the tallies about once a second (see ``Metrics``; figures in ``docs/operations.md``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import threading
+import time
+from bisect import bisect_left
+from collections.abc import Iterator
+from typing import Any, Final
+
+from flask import Blueprint, Response
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+    values,
+)
+from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
+from prometheus_client.metrics_core import GaugeMetricFamily, Metric
+from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.registry import Collector
+
+from service.api.contract.operation import Operation, documented
+
+log = logging.getLogger("service.api.metrics")
+
+MULTIPROC_ENV: Final = "PROMETHEUS_MULTIPROC_DIR"
+PREFIX: Final = "quart_bezique"
+LATENCY_BUCKETS: Final = (
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
+    30.0,
+)
+"""From a cached score (~0.3 ms) to a worker timeout (30 s)."""
+
+METRICS = Operation(
+    operation_id="getMetrics",
+    summary="Prometheus metrics",
+    tag="operations",
+    description=(
+        "Request counts and latency by endpoint and status, hands scored, betting verdicts by "
+        "reason code and build info, in the Prometheus text format (0.0.4), summed over every "
+        "worker. Open even when API keys are configured."
+    ),
+    response_media="text/plain",
+    raw_response={"type": "string"},
+)
+
+
+class BuildInfo(Collector):
+    """``quart_bezique_build_info{version, ruleset} 1``: computed at scrape time, never stored."""
+
+    def __init__(self, version: str, ruleset: str) -> None:
+        self._labels = [version, ruleset]
+
+    def collect(self) -> Iterator[Metric]:
+        family = GaugeMetricFamily(
+            f"{PREFIX}_build_info",
+            "The running service's version and the ruleset it implements.",
+            labels=["version", "ruleset"],
+        )
+        family.add_metric(self._labels, 1)
+        yield family
+
+
+class Metrics:
+    """This app's metrics and the per-request recording the WSGI wrapper calls.
+
+    Requests are tallied in plain Python numbers under a lock (``record``: one bisect, a few
+    additions) and added to the Prometheus values by ``flush``: at most every ``FLUSH_SECONDS``
+    from a background thread, before each scrape this process serves, and when a gunicorn worker
+    exits (``worker_exit`` in ``gunicorn.conf.py``). In multi-process mode each value update is a
+    locked write to a memory-mapped file (~1 µs, and more in a busy process): tallying first costs
+    ~1 µs per request instead of ~8 µs, at the price of a scrape seeing another worker's last
+    second or so late, and a worker killed outright (SIGKILL, OOM) losing at most that second's
+    counts -- along with the requests it was serving.
+    """
+
+    FLUSH_SECONDS: Final = 1.0
+
+    def __init__(self, version: str, ruleset: str) -> None:
+        self.multiprocess = bool(os.environ.get(MULTIPROC_ENV))
+        if self.multiprocess and not _mmap_backed():
+            # prometheus_client picks its storage when first imported; if something imported it
+            # before the directory was set, pick again so that this process's counts are shared.
+            values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+        # *_created series: noise here (multi-process mode has none).
+        disable_created_metrics()  # type: ignore[no-untyped-call]
+        registry = None if self.multiprocess else CollectorRegistry()
+        self._registry = registry
+        self._build_info = BuildInfo(version, ruleset)
+        if registry is not None:
+            registry.register(self._build_info)
+        labels = ("endpoint", "status")
+        self.requests = Counter(
+            f"{PREFIX}_http_requests",
+            "HTTP requests answered, by endpoint and status.",
+            labels,
+            registry=registry,
+        )
+        self.latency = Histogram(
+            f"{PREFIX}_http_request_duration_seconds",
+            "Time from the request reaching the app to its answer being ready.",
+            labels,
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.hands = Counter(
+            f"{PREFIX}_hands_scored",
+            "Hands scored in answers given (a batch counts each of its hands).",
+            ("endpoint",),
+            registry=registry,
+        )
+        self.verdicts = Counter(
+            f"{PREFIX}_betting_verdicts",
+            "Betting sequences judged, by outcome: valid, or the first violation's reason code.",
+            ("reason",),
+            registry=registry,
+        )
+        self.audit_failures = Counter(
+            f"{PREFIX}_audit_write_failures",
+            "Audit lines that could not be written (each one is also logged on stderr).",
+            registry=registry,
+        )
+        self._bounds = (*LATENCY_BUCKETS, math.inf)
+        self._lock = threading.Lock()
+        self._tallies: dict[tuple[str, int], list[float]] = {}
+        """(endpoint, status) to [count, seconds, count per bucket...], since the last flush."""
+        self._hand_tallies: dict[str, int] = {}
+        self._verdict_tallies: dict[str, int] = {}
+        self._flusher_pid = 0
+
+    def record(
+        self, endpoint: str, status: int, seconds: float, hands: int = 0, reason: str | None = None
+    ) -> None:
+        """Tally one answered request (and its hands scored, or its betting verdict's reason)."""
+        bucket = bisect_left(self._bounds, seconds) + 2
+        with self._lock:
+            tally = self._tallies.get((endpoint, status))
+            if tally is None:
+                tally = self._tallies[endpoint, status] = [0.0] * (len(self._bounds) + 2)
+            tally[0] += 1
+            tally[1] += seconds
+            tally[bucket] += 1
+            if hands:
+                self._hand_tallies[endpoint] = self._hand_tallies.get(endpoint, 0) + hands
+            if reason is not None:
+                self._verdict_tallies[reason] = self._verdict_tallies.get(reason, 0) + 1
+        if self._flusher_pid != os.getpid() and self.multiprocess:
+            self._start_flusher()
+
+    def flush(self) -> None:
+        """Add the tallies to the Prometheus values (the files, in multi-process mode)."""
+        with self._lock:
+            tallies, self._tallies = self._tallies, {}
+            hands, self._hand_tallies = self._hand_tallies, {}
+            verdicts, self._verdict_tallies = self._verdict_tallies, {}
+        for (endpoint, status), tally in tallies.items():
+            code = str(status)
+            self.requests.labels(endpoint, code).inc(tally[0])
+            # No public call adds many observations at once; the two value lists are stable
+            # prometheus_client internals (a test compares a scrape with the requests made).
+            histogram: Any = self.latency.labels(endpoint, code)
+            histogram._sum.inc(tally[1])
+            for value, count in zip(histogram._buckets, tally[2:], strict=True):
+                if count:
+                    value.inc(count)
+        for endpoint, count in hands.items():
+            self.hands.labels(endpoint).inc(count)
+        for reason, count in verdicts.items():
+            self.verdicts.labels(reason).inc(count)
+
+    def _start_flusher(self) -> None:
+        """One daemon thread per process (started on its first request, so after the fork)."""
+        with self._lock:
+            if self._flusher_pid == os.getpid():
+                return
+            self._flusher_pid = os.getpid()
+        threading.Thread(target=self._flush_forever, name="metrics-flush", daemon=True).start()
+
+    def _flush_forever(self) -> None:
+        while True:
+            time.sleep(self.FLUSH_SECONDS)
+            try:
+                self.flush()
+            except Exception:  # pragma: no cover - a full /tmp, say: keep serving, say so
+                log.exception("could not update the metrics")
+
+    def exposition(self) -> bytes:
+        """The text exposition: every worker's files summed, or this app's own registry."""
+        self.flush()
+        if self._registry is not None:
+            return generate_latest(self._registry)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        registry.register(self._build_info)
+        return generate_latest(registry)
+
+
+def _mmap_backed() -> bool:
+    return getattr(values.ValueClass, "__name__", "") == "MmapedValue"
+
+
+def blueprint(metrics: Metrics) -> Blueprint:
+    bp = Blueprint("metrics", __name__)
+    headers = {"Cache-Control": "no-store"}
+
+    @bp.get("/metrics")
+    @documented(METRICS)
+    def scrape() -> Response:
+        return Response(
+            metrics.exposition(), content_type=CONTENT_TYPE_PLAIN_0_0_4, headers=headers
+        )
+
+    return bp
