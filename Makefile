@@ -8,7 +8,7 @@ PIP := $(PY) -m pip install --disable-pip-version-check -q -c constraints.txt
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test check lint typecheck unit contract-check container-test loadtest bench openapi lock clean catalogs
+.PHONY: run test check lint typecheck unit contract-check container-test loadtest bench openapi lock clean catalogs tables
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,12 @@ bench: $(VENV)/.test-installed
 
 openapi: $(VENV)/.test-installed
 	$(PY) -m service.api > openapi.yaml
+
+# The score and odds tables shipped in service/game/tables/, regenerated from the rules' definition
+# (the declaration search) with their SHA-256 manifest. Run after changing a rule, then commit them;
+# tests/game/test_tables_shipped.py fails while the shipped files differ from what this builds.
+tables: $(VENV)/.run-installed
+	$(PY) -m service.game.tables build
 
 # Message catalogs (docs/api.md, "Languages"): extract the N_() templates into the .pot, merge them
 # into each language's .po (a new message arrives untranslated and tests/api/test_api_i18n.py fails

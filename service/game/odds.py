@@ -69,14 +69,16 @@ import itertools
 import math
 import operator
 import random
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from .cards import CARDS, COPIES_IN_SHOE, HAND_SIZE, Card, Suit, parse_card, parse_suit
 from .errors import RulesError
-from .scoring import CARD_WEIGHT, parse_hand, table
+from .scoring import CARD_WEIGHT, TRUMP_SETTINGS, ScoreTable, parse_hand, table
 from .showdown import ShoeError
+from .tables import ODDS, TableError, load, pack, unpack
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -195,14 +197,14 @@ def _single(c: int, m: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class _Lattice:
-    """Every multiset of 0 to 4 cards, by size (``sparse`` only up to 3: nothing reads four-card
-    shapes after the build, and they would hold 17,550 tuples), and how to weigh them quickly.
+    """Every multiset of 0 to 3 cards, by size, and how to weigh them quickly: what queries read
+    (the four-card level, which only building a model reads, is ``_HandLevel``).
 
     ``neighbours[j][i][c]``: the position, in level ``j + 1``, of level ``j``'s multiset ``i``
-    plus one card ``c``; the recursions walk it instead of hashing keys. ``pair_slots``,
-    ``triple_slots`` and ``hand_slots``: each multiset of 2, 3 or 4 cards as a product of at most
-    2, 2 or 3 factor-table entries (one per run of equal cards, or a whole two-card multiset), so
-    a query weighs all of them with a few C-level ``map`` passes.
+    plus one card ``c`` (for ``j`` up to 2); the recursions walk it instead of hashing keys.
+    ``pair_slots`` and ``triple_slots``: each multiset of 2 or 3 cards as a product of at most 2
+    factor-table entries (one per run of equal cards, or a whole two-card multiset), so a query
+    weighs all of them with a few C-level ``map`` passes.
     """
 
     keys: tuple[tuple[int, ...], ...]
@@ -210,6 +212,16 @@ class _Lattice:
     neighbours: tuple[tuple[tuple[int, ...], ...], ...]
     pair_slots: tuple[tuple[int, ...], tuple[int, ...]]
     triple_slots: tuple[tuple[int, ...], tuple[int, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class _HandLevel:
+    """The four-card multisets, for building models only: their keys, the step to them from each
+    three-card multiset (``neighbours``, as in ``_Lattice``), and each as a product of at most 3
+    factor-table entries (``hand_slots``)."""
+
+    keys: tuple[int, ...]
+    neighbours: tuple[tuple[int, ...], ...]
     hand_slots: tuple[tuple[int, int, int], ...]
 
 
@@ -239,18 +251,30 @@ def _hand_factors(combo: Sequence[int], pair: dict[tuple[int, int], int]) -> tup
     return _single(a, 1), pair[b, c], _single(d, 1)
 
 
+def _combos(size: int) -> list[tuple[int, ...]]:
+    return list(itertools.combinations_with_replacement(range(_N_CARDS), size))
+
+
+def _keys(combos: Sequence[Sequence[int]]) -> tuple[int, ...]:
+    return tuple(map(sum, (map(CARD_WEIGHT.__getitem__, combo) for combo in combos)))
+
+
+def _steps(keys: Sequence[int], above: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    position = {key: i for i, key in enumerate(above)}
+    return tuple(tuple(position[k + w] for w in CARD_WEIGHT) for k in keys)
+
+
+def _pair_index() -> dict[tuple[int, int], int]:
+    return {(a, b): _INDEX[i] for i, (a, b) in enumerate(_combos(2))}
+
+
 @functools.cache
 def _lattice() -> _Lattice:
-    combos = [
-        list(itertools.combinations_with_replacement(range(_N_CARDS), size))
-        for size in range(HAND_SIZE + 1)
-    ]
-    keys = tuple(tuple(sum(CARD_WEIGHT[c] for c in combo) for combo in level) for level in combos)
-    neighbours = []
-    for size in range(HAND_SIZE):
-        position = {key: i for i, key in enumerate(keys[size + 1])}
-        neighbours.append(tuple(tuple(position[k + w] for w in CARD_WEIGHT) for k in keys[size]))
-    pair = {(a, b): _INDEX[i] for i, (a, b) in enumerate(combos[2])}
+    """Pure combinatorics of the shoe, no rule in it: cheap enough to make rather than ship."""
+    combos = [_combos(size) for size in range(HAND_SIZE)]
+    keys = tuple(_keys(level) for level in combos)
+    neighbours = tuple(_steps(keys[size], keys[size + 1]) for size in range(HAND_SIZE - 1))
+    pair = _pair_index()
     # A pair's slots index the binomial part of the factor table, which it is built from.
     pair_rows = [
         (_single(a, 1), _single(b, 1)) if a != b else (_single(a, 2), _ONE) for a, b in combos[2]
@@ -259,11 +283,22 @@ def _lattice() -> _Lattice:
     triple_rows = [_triple_factors(combo, pair) for combo in combos[3]]
     return _Lattice(
         keys=keys,
-        sparse=tuple(tuple(_sparse(combo) for combo in level) for level in combos[:HAND_SIZE]),
-        neighbours=tuple(neighbours),
+        sparse=tuple(tuple(_sparse(combo) for combo in level) for level in combos),
+        neighbours=neighbours,
         pair_slots=(tuple(r[0] for r in pair_rows), tuple(r[1] for r in pair_rows)),
         triple_slots=(tuple(r[0] for r in triple_rows), tuple(r[1] for r in triple_rows)),
-        hand_slots=tuple(_hand_factors(combo, pair) for combo in combos[4]),
+    )
+
+
+@functools.cache
+def _hand_level() -> _HandLevel:
+    combos = _combos(HAND_SIZE)
+    keys = _keys(combos)
+    pair = _pair_index()
+    return _HandLevel(
+        keys=keys,
+        neighbours=_steps(_lattice().keys[HAND_SIZE - 1], keys),
+        hand_slots=tuple(_hand_factors(combo, pair) for combo in combos),
     )
 
 
@@ -289,7 +324,7 @@ class _HandGroup:
 
 @dataclass(frozen=True, slots=True)
 class _Model:
-    """What one trump setting's queries need, built once from the score table.
+    """What one trump setting's queries need, derived from the score table.
 
     ``containing[key]``: for a fixed set of at most three physical cards of multiset type ``key``,
     the score distribution (packed, ``_FIELD_BITS`` per score) of the full-shoe hands containing
@@ -303,58 +338,147 @@ class _Model:
     levels: int
     containing: dict[int, int]
     groups: tuple[_HandGroup, ...]
-    columns: tuple[tuple[int, ...], ...]
+    columns: tuple[bytes, ...]
     percentile: tuple[float, ...]
 
 
-def _build_model(trump: Suit | None) -> _Model:
+_GROUP_WIDTHS: Final = (2, 3)
+"""Factors per four-card multiset in each of a model's groups: a third one only for a run of
+three cards, or a pair of equal cards between two different ones."""
+
+
+def _percentile(full_shoe: int, levels: int) -> tuple[float, ...]:
+    below = 0
+    percentile = []
+    for count in _unpack(full_shoe, levels):
+        percentile.append(100 * (2 * below + count) / (2 * FULL_SHOE_HANDS))
+        below += count
+    return tuple(percentile)
+
+
+def _build_model(trump: Suit | None, scores: dict[int, int]) -> _Model:
+    """The definition of a model: every figure derived from ``scores`` by counting."""
     lattice = _lattice()
-    scores = table(trump).scores
+    hands = _hand_level()
     levels = max(scores.values()) + 1
     # Fixed physical set X of type x: the full-shoe hands containing X are X plus (4 - |x|)
     # further physical cards. Counting (hand, extra card) pairs both ways gives the recursion
     # (4 - |x|) N[x] = sum_c (6 - x_c) N[x + c], exact field by field.
-    level = [1 << (_FIELD_BITS * scores[key]) for key in lattice.keys[HAND_SIZE]]
+    level = [1 << (_FIELD_BITS * scores[key]) for key in hands.keys]
+    steps = (*lattice.neighbours, hands.neighbours)
     containing: dict[int, int] = {}
     for size in range(HAND_SIZE - 1, -1, -1):
         above = level
         level = []
-        for shape, step in zip(lattice.sparse[size], lattice.neighbours[size], strict=True):
+        for shape, step in zip(lattice.sparse[size], steps[size], strict=True):
             parts = [above[i] for i in step]
             total = COPIES_IN_SHOE * sum(parts) - sum(m * parts[c] for c, m in shape)
             level.append(total // (HAND_SIZE - size))
         containing.update(zip(lattice.keys[size], level, strict=True))
-    below = 0
-    percentile = []
-    for count in _unpack(containing[0], levels):
-        percentile.append(100 * (2 * below + count) / (2 * FULL_SHOE_HANDS))
-        below += count
     groups = []
-    for width in (2, 3):
+    for width in _GROUP_WIDTHS:
         members = sorted(
             (scores[key], slots[:width])
-            for key, slots in zip(lattice.keys[HAND_SIZE], lattice.hand_slots, strict=True)
+            for key, slots in zip(hands.keys, hands.hand_slots, strict=True)
             if (slots[2] == _ONE) == (width == 2)
         )
         ends = tuple(bisect.bisect_right(members, (s, (_ONE + 1,))) for s in range(levels))
         slots = tuple(tuple(s[k] for _, s in members) for k in range(width))
         groups.append(_HandGroup(slots, ends))
     columns = tuple(
-        tuple(scores[key + w] for key in lattice.keys[HAND_SIZE - 1]) for w in CARD_WEIGHT
+        bytes(scores[key + w] for key in lattice.keys[HAND_SIZE - 1]) for w in CARD_WEIGHT
     )
-    return _Model(trump, scores, levels, containing, tuple(groups), columns, tuple(percentile))
+    percentile = _percentile(containing[0], levels)
+    return _Model(trump, scores, levels, containing, tuple(groups), columns, percentile)
 
 
-@functools.cache
+def build_models(score_tables: Mapping[Suit | None, ScoreTable]) -> dict[Suit | None, _Model]:
+    """Every trump setting's model from these score tables (the definition's, for ``make
+    tables``): tens of milliseconds each, which is why they ship."""
+    return {trump: _build_model(trump, score_tables[trump].scores) for trump in TRUMP_SETTINGS}
+
+
+# --- the shipped form -------------------------------------------------------------------------
+# ``odds.bin`` (``service.game.tables``): for each trump setting in ``TRUMP_SETTINGS`` order, the
+# chunks ``levels`` (one byte); ``containing``, each value as ``levels`` little-endian 32-bit
+# fields, in the lattice's key order (sizes 0 to 3); per group of ``_GROUP_WIDTHS``, its slot
+# arrays and its ends; ``columns``, one after the other. ``percentile`` follows from the full
+# shoe's distribution and is computed again on loading, by the same function.
+
+
+def encode_models(models: Mapping[Suit | None, _Model]) -> bytes:
+    """The models in their shipped form (see above): what ``make tables`` writes."""
+    keys = [key for level in _lattice().keys for key in level]
+    chunks: list[array[int]] = []
+    for trump in TRUMP_SETTINGS:
+        model = models[trump]
+        width = model.levels * _FIELD_BITS // 8
+        chunks.append(array("B", [model.levels]))
+        containing = b"".join(model.containing[key].to_bytes(width, "little") for key in keys)
+        chunks.append(array("B", containing))
+        for group in model.groups:
+            chunks.extend(array("H", slots) for slots in group.slots)
+            chunks.append(array("H", group.ends))
+        chunks.append(array("B", b"".join(model.columns)))
+    return pack(chunks)
+
+
+def _decode_model(
+    trump: Suit | None, scores: dict[int, int], chunks: Iterator[array[int]]
+) -> _Model:
+    lattice = _lattice()
+    keys = [key for level in lattice.keys for key in level]
+    (levels,) = next(chunks)
+    width = levels * _FIELD_BITS // 8
+    packed = next(chunks).tobytes()
+    if len(packed) != width * len(keys) or levels != max(scores.values()) + 1:
+        raise TableError(f"{ODDS}: the {trump} model does not fit the score table")
+    from_bytes = int.from_bytes
+    values = [from_bytes(packed[i : i + width], "little") for i in range(0, len(packed), width)]
+    containing = dict(zip(keys, values, strict=True))
+    groups = []
+    for group_width in _GROUP_WIDTHS:
+        # Shared int objects, as the build makes them: the slots reference, not copy, them.
+        slots = tuple(tuple(map(_INDEX.__getitem__, next(chunks))) for _ in range(group_width))
+        groups.append(_HandGroup(slots, tuple(next(chunks))))
+    flat = next(chunks).tobytes()
+    size = len(lattice.keys[HAND_SIZE - 1])
+    columns = tuple(flat[i : i + size] for i in range(0, len(flat), size))
+    if len(columns) != _N_CARDS or any(len(column) != size for column in columns):
+        raise TableError(f"{ODDS}: the {trump} model's columns do not fit the lattice")
+    percentile = _percentile(containing[0], levels)
+    return _Model(trump, scores, levels, containing, tuple(groups), columns, percentile)
+
+
+def load_models() -> dict[Suit | None, _Model]:
+    """The shipped models, checked against their digest (``service.game.tables.load``)."""
+    chunks = iter(unpack(ODDS, load(ODDS)))
+    try:
+        models = {
+            trump: _decode_model(trump, table(trump).scores, chunks) for trump in TRUMP_SETTINGS
+        }
+    except (StopIteration, ValueError, IndexError) as error:
+        raise TableError(f"{ODDS} does not hold the models it should ({error!r})") from None
+    if next(chunks, None) is not None:
+        raise TableError(f"{ODDS} holds more than the models it should")
+    return models
+
+
+_MODELS: dict[Suit | None, _Model] = {}
+
+
 def _model(trump: Suit | None) -> _Model:
-    """Built lazily, once per trump setting (tens of milliseconds once the score tables exist)."""
-    return _build_model(trump)
+    """One trump setting's model; all five are loaded together on first use and kept."""
+    found = _MODELS.get(trump)
+    if found is None:
+        _MODELS.update(load_models())
+        found = _MODELS[trump]
+    return found
 
 
 def ensure_odds_tables() -> None:
-    """Build every trump's odds tables now (e.g. in a server's master before it forks)."""
-    for trump in (None, *Suit):
-        _model(trump)
+    """Load every trump's odds tables now (e.g. in a server's master before it forks)."""
+    _model(None)
 
 
 def _unpack(packed: int, levels: int) -> list[int]:

@@ -7,10 +7,12 @@ Two layers, one definition:
   best total, breaking ties by the documented rule below. It is slow and meant to be read.
 * ``ScoreTable`` is derived from it: the search run once over every distinct hand (17,550 multisets
   of the 24 cards) for each trump setting, keyed by a number that is the same whatever order the
-  cards come in. Serving a hand is then one dictionary lookup. Scores are built up front (about
-  0.3 s for all five settings); each breakdown object is made from its already chosen declaration
-  the first time it is asked for. Tests check the table against the
-  search over the whole hand space, so the table can never be "another implementation" of a rule.
+  cards come in. Serving a hand is then one dictionary lookup. The search's results (each hand's
+  score and chosen declaration) ship with the package as data (``service.game.tables``, generated
+  by ``build_tables`` and checked byte for byte against it by the tests), so a process reads them
+  instead of searching; each breakdown object is made from its chosen declaration the first time
+  it is asked for. Tests also check the table against the search over the whole hand space, so
+  the table can never be "another implementation" of a rule.
 
 Tie-break (rule 5.5): among the declarations that reach the best score, the service reports the
 one whose combinations, each written as (its row in the section 4 table, its cards in card order)
@@ -24,7 +26,8 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Iterable, Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
@@ -41,6 +44,7 @@ from .cards import (
     parse_suit,
 )
 from .errors import RulesError
+from .tables import SCORES, TableError, load, pack, unpack
 
 
 class CombinationType(StrEnum):
@@ -407,10 +411,11 @@ def distinct_hands() -> Iterator[tuple[Card, ...]]:
 
 class Breakdowns(dict[int, Breakdown]):
     """Breakdowns by hand key, each built from its chosen declaration the first time it is asked
-    for: scores are all a server needs up front, and 87,750 breakdown objects are a third of the
-    build time. ``declarations`` holds the choice, so a breakdown is the same whenever built."""
+    for: scores are all a server needs up front, and 87,750 breakdown objects would cost time and
+    memory that most hands never repay. ``declarations`` holds the choice, so a breakdown is the
+    same whenever built."""
 
-    def __init__(self, trump: Suit | None, declarations: dict[int, Declaration]) -> None:
+    def __init__(self, trump: Suit | None, declarations: Mapping[int, Declaration]) -> None:
         super().__init__()
         self.trump = trump
         self.declarations = declarations
@@ -450,20 +455,125 @@ def build_tables() -> dict[Suit | None, ScoreTable]:
     }
 
 
+# --- the shipped form -------------------------------------------------------------------------
+# ``scores.bin`` (``service.game.tables``): for each trump setting in ``TRUMP_SETTINGS`` order, a
+# chunk of one score byte per hand in ``distinct_hands`` order; then, in the same order, a chunk of
+# one declaration record per hand. A record is ``_GROUPS`` group bytes (the type's row in the
+# section 4 table plus one, times 16, plus the mask of the hand positions holding its cards; 0 for
+# no group) and a byte with the mask of the loose cards' positions. Positions are those of the hand
+# in card order, so a record holds the chosen declaration exactly as the search listed it.
+
+_GROUPS: Final = 2
+"""Groups a declaration holds at most: four cards make at most two combinations (a bezique may
+share a card with a coronka, rule 5.2, but the two still need four cards between them)."""
+_RECORD: Final = _GROUPS + 1
+_KINDS: Final = tuple(CombinationType)
+_MASK_POSITIONS: Final = tuple(
+    tuple(p for p in range(HAND_SIZE) if mask >> p & 1) for mask in range(1 << HAND_SIZE)
+)
+
+
+def _hand_keys() -> list[int]:
+    """Every distinct hand's key, in ``distinct_hands`` order, by C-level sums of card weights."""
+    weights = [CARD_WEIGHT[c.index] for c in CARDS]
+    return list(map(sum, itertools.combinations_with_replacement(weights, HAND_SIZE)))
+
+
+def _mask(hand: Sequence[Card], cards: Sequence[Card]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= 1 << next(p for p, h in enumerate(hand) if h is c and not mask >> p & 1)
+    return mask
+
+
+def _record(hand: Sequence[Card], declared: Declaration) -> bytes:
+    if len(declared.groups) > _GROUPS:
+        raise ValueError(f"a declaration of {len(declared.groups)} groups has no record")
+    groups = [
+        (_TYPE_ORDER[kind] + 1) << HAND_SIZE | _mask(hand, cards) for kind, cards in declared.groups
+    ]
+    record = bytes([*groups, *[0] * (_GROUPS - len(groups)), _mask(hand, declared.loose)])
+    if _declared(hand, record) != declared:
+        raise ValueError(f"the record of {hand} does not give back its declaration")
+    return record
+
+
+def _declared(hand: Sequence[Card], record: bytes) -> Declaration:
+    groups = tuple(
+        (_KINDS[(byte >> HAND_SIZE) - 1], tuple(hand[p] for p in _MASK_POSITIONS[byte & 15]))
+        for byte in record[:_GROUPS]
+        if byte
+    )
+    loose = tuple(hand[p] for p in _MASK_POSITIONS[record[_GROUPS]])
+    return Declaration(groups, loose, _totals(groups, loose))
+
+
+def encode_tables(tables: Mapping[Suit | None, ScoreTable]) -> bytes:
+    """The tables in their shipped form (see above): what ``make tables`` writes."""
+    hands = list(distinct_hands())
+    keys = [hand_key(hand) for hand in hands]
+    chunks = [array("B", map(tables[trump].scores.__getitem__, keys)) for trump in TRUMP_SETTINGS]
+    for trump in TRUMP_SETTINGS:
+        declarations = tables[trump].breakdowns.declarations
+        records = b"".join(
+            _record(hand, declarations[key]) for hand, key in zip(hands, keys, strict=True)
+        )
+        chunks.append(array("B", records))
+    return pack(chunks)
+
+
+class _ShippedDeclarations(Mapping[int, Declaration]):
+    """One trump setting's chosen declarations, decoded from their records when asked for."""
+
+    def __init__(self, rows: dict[int, int], records: array[int]) -> None:
+        self._rows = rows
+        self._records = records
+
+    def __getitem__(self, key: int) -> Declaration:
+        start = self._rows[key] * _RECORD
+        hand = [c for c in CARDS for _ in range(key >> (_COUNT_BITS * c.index) & 7)]
+        return _declared(hand, self._records[start : start + _RECORD].tobytes())
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def load_tables() -> dict[Suit | None, ScoreTable]:
+    """The shipped tables, checked against their digest (``service.game.tables.load``)."""
+    chunks = unpack(SCORES, load(SCORES))
+    keys = _hand_keys()
+    settings = len(TRUMP_SETTINGS)
+    sizes = [len(keys)] * settings + [len(keys) * _RECORD] * settings
+    if [len(chunk) for chunk in chunks] != sizes:
+        raise TableError(f"{SCORES} does not hold {settings} tables of {len(keys)} hands")
+    rows = dict(zip(keys, range(len(keys)), strict=True))
+    return {
+        trump: ScoreTable(
+            trump,
+            Breakdowns(trump, _ShippedDeclarations(rows, chunks[settings + i])),
+            dict(zip(keys, chunks[i], strict=True)),
+        )
+        for i, trump in enumerate(TRUMP_SETTINGS)
+    }
+
+
 _TABLES: dict[Suit | None, ScoreTable] = {}
 
 
 def table(trump: Suit | None) -> ScoreTable:
-    """The table for one trump setting; all five are built together on first use and kept."""
+    """The table for one trump setting; all five are loaded together on first use and kept."""
     found = _TABLES.get(trump)
     if found is None:
-        _TABLES.update(build_tables())
+        _TABLES.update(load_tables())
         found = _TABLES[trump]
     return found
 
 
 def ensure_tables() -> None:
-    """Build the tables now (e.g. in a server's master before it forks) instead of on first use."""
+    """Load the tables now (e.g. in a server's master before it forks) instead of on first use."""
     table(None)
 
 
@@ -549,12 +659,17 @@ def build_batch_table() -> BatchTable:
         raise RuntimeError("more cards than compact weights")
     compact = dict(zip(weights, COMPACT_WEIGHTS, strict=False))
     by_setting = [table(trump).scores for trump in TRUMP_SETTINGS]
-    row_by_key: dict[int, int] = {}
     numbers: dict[tuple[int, ...], int] = {}
-    for hand in itertools.combinations_with_replacement(weights, HAND_SIZE):
-        key = sum(hand)
-        row = tuple(found[key] for found in by_setting)
-        row_by_key[sum(compact[w] for w in hand)] = numbers.setdefault(row, len(numbers))
+
+    def number(row: tuple[int, ...]) -> int:
+        return numbers.setdefault(row, len(numbers))
+
+    # Every hand once, as C-level passes: keys, compact keys and score rows in the same order.
+    keys = list(map(sum, itertools.combinations_with_replacement(weights, HAND_SIZE)))
+    compact_weights = [compact[w] for w in weights]
+    compact_keys = map(sum, itertools.combinations_with_replacement(compact_weights, HAND_SIZE))
+    rows = zip(*(map(found.__getitem__, keys) for found in by_setting), strict=True)
+    row_by_key = dict(zip(compact_keys, map(number, rows), strict=True))
     if len(row_by_key) != len(by_setting[0]):
         raise RuntimeError("compact weights collide: two hands share a key")
     weight_by_spelling = {s: compact[w] for s, w in WEIGHT_BY_SPELLING.items()}
