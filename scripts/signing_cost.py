@@ -1,6 +1,6 @@
 """What signing verdicts costs: server CPU per score request with receipts on and off.
 
-    .venv/bin/python scripts/signing_cost.py
+    .venv/bin/python -m scripts.signing_cost
 
 The target (signed at most 1.35 times the unsigned CPU per score request) is about what a
 deployment pays, so the first measurement is the server's: two gunicorn servers (one worker
@@ -18,25 +18,23 @@ from __future__ import annotations
 import gc
 import http.client
 import os
-import socket
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="signing-cost-"))
-sys.path.insert(0, str(Path(__file__).resolve().parent / "loadtest"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench import CLK_TCK, Server
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import (
     Encoding,
     NoEncryption,
     PrivateFormat,
 )
-from envelope_cost import Wsgi, bodies, cpu_us
 
+from scripts.harness.ports import free_port
+from scripts.harness.procfs import CLK_TCK
+from scripts.harness.server import GunicornServer, server_env
+from scripts.loadtest.envelope_cost import Wsgi, bodies, cpu_us
 from service.api.app import create_app
 from service.api.config import Config
 from service.api.envelope.audit import fd_sink
@@ -63,13 +61,10 @@ def served(key_file: Path, log_dir: Path) -> None:
     """Server CPU per score request, unsigned and signed, under gunicorn."""
     path, body = bodies()["score"]
     assert body is not None
-    env = {**os.environ, "WEB_CONCURRENCY": "1", "GUNICORN_THREADS": "1", "HOST": "127.0.0.1"}
+    one = {"WEB_CONCURRENCY": "1", "GUNICORN_THREADS": "1"}
     servers = [
-        Server(name, "service.wsgi:app", free_port(), [], extra, log_dir / f"{name}.log")
-        for name, extra in (
-            ("unsigned", env),
-            ("signed", {**env, "SIGNING_KEY_FILE": str(key_file)}),
-        )
+        GunicornServer(server_env(free_port()) | one | extra, log_dir / f"{name}.log", name=name)
+        for name, extra in (("unsigned", {}), ("signed", {"SIGNING_KEY_FILE": str(key_file)}))
     ]
     try:
         for server in servers:
@@ -99,13 +94,6 @@ def served(key_file: Path, log_dir: Path) -> None:
     verdict = "PASS" if ratio <= TARGET else "FAIL"
     print("server CPU per request under gunicorn (1 worker, kept-alive connection):")
     print(f"{'score':24s} {off:10.1f} {on:10.1f} {ratio:6.2f}x  {verdict} (target ≤ {TARGET}x)")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def main() -> None:

@@ -3,13 +3,8 @@
 from __future__ import annotations
 
 import http.client
-import os
 import random
-import signal
-import socket
 import subprocess
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +12,9 @@ from typing import Any
 import orjson
 from werkzeug.test import TestResponse
 
+from scripts.harness import ports as harness_ports
+from scripts.harness.server import GunicornServer, ServerError, server_env
+from scripts.harness.server import start_server as harness_start_server
 from service.api.endpoints.betting import EXAMPLE_ROUND
 
 PROBLEM = "application/problem+json"
@@ -49,14 +47,13 @@ def ok(response: TestResponse) -> dict[str, Any]:
 
 
 # --- a real gunicorn server, for the over-HTTP and browser tests -------------------------------
+# Started by the same harness as the benchmark and the load tests (scripts/harness/server.py).
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return harness_ports.free_port()
 
 
 @dataclass
@@ -67,6 +64,7 @@ class LiveServer:
     host: str
     port: int
     log: Path
+    server: GunicornServer
 
     @property
     def url(self) -> str:
@@ -80,54 +78,23 @@ class LiveServer:
         headers: dict[str, str] | None = None,
         connection: http.client.HTTPConnection | None = None,
     ) -> tuple[int, http.client.HTTPMessage, bytes]:
-        conn = connection or http.client.HTTPConnection(self.host, self.port, timeout=30)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            response = conn.getresponse()
-            return response.status, response.headers, response.read()
-        finally:
-            if connection is None:
-                conn.close()
+        return self.server.request(method, path, body, headers, connection=connection)
 
     def stop(self, timeout: float = 30) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=timeout)
+        code = self.server.stop(graceful=True, timeout=timeout)
+        return self.process.returncode if code is None else code
 
 
 def start_server(log_dir: Path, **env: str) -> LiveServer:
     port = free_port()
     log = log_dir / f"gunicorn-{port}.log"
-    environ = {
-        **os.environ,
-        "HOST": "127.0.0.1",
-        "PORT": str(port),
-        "WEB_CONCURRENCY": "2",
-        "GUNICORN_ACCESS_LOG": "-",
-        **env,
-    }
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
-            cwd=ROOT,
-            env=environ,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    server = LiveServer(process, "127.0.0.1", port, log)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()}")
-        try:
-            status, _, _ = server.request("GET", "/readyz")
-        except OSError:
-            status = 0
-        if status == 200:
-            return server
-        time.sleep(0.1)
-    server.stop()
-    raise RuntimeError(f"gunicorn did not get ready:\n{log.read_text()}")
+    environ = server_env(port, WEB_CONCURRENCY="2", GUNICORN_ACCESS_LOG="-") | env
+    try:
+        server = harness_start_server(log, environ)
+    except ServerError as error:
+        raise RuntimeError(f"gunicorn did not get ready: {error}") from None
+    assert server.process is not None
+    return LiveServer(server.process, server.host, server.port, log, server)
 
 
 # --- valid bodies, and random mutations of them (error-vocabulary and language tests) ----------

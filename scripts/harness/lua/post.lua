@@ -1,12 +1,13 @@
--- wrk script for `make bench` (scripts/bench.py): POST JSON bodies and report as one JSON line.
+-- wrk script for `make bench` (scripts/bench): POST JSON bodies and report as one JSON line.
 --
 -- Environment (read in every Lua state wrk creates):
 --   BENCH_BODY    path of a file holding one request body, sent on every request (wrk builds the
 --                 request once, the cheapest way to drive a server)
 --   BENCH_BODIES  path of a file holding one body per line, sent in turn (each thread starts at a
 --                 different line), for endpoints whose answers are cached by input (odds)
--- `done` prints a line starting with "BENCH_JSON " that scripts/bench.py parses: request count,
--- errors and the latency distribution in microseconds, straight from wrk's own histogram.
+-- `done` prints a line starting with "WRK_JSON " that scripts/harness/wrk.py parses: request count,
+-- errors and the latency distribution in microseconds, straight from wrk's own histogram. No
+-- `response` callback: it would run Lua on every answer and cap the rate being measured.
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -55,7 +56,7 @@ end
 done = function(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
-    'BENCH_JSON {"requests":%.0f,"duration_us":%.0f,"bytes":%.0f,' ..
+    'WRK_JSON {"requests":%.0f,"duration_us":%.0f,"bytes":%.0f,' ..
     '"errors":{"connect":%.0f,"read":%.0f,"write":%.0f,"status":%.0f,"timeout":%.0f},' ..
     '"latency_us":{"min":%.0f,"mean":%.1f,"stdev":%.1f,"max":%.0f,' ..
     '"p50":%.0f,"p75":%.0f,"p90":%.0f,"p99":%.0f,"p999":%.0f}}\n',

@@ -1,9 +1,9 @@
 """Baseline apps for ``make bench``: "the framework's own cost", measured in the same run.
 
-``scripts/bench.py`` serves each of these with the *same* ``gunicorn.conf.py`` and environment as
-the service (worker class, worker count, threads, keep-alive, preload, limits), pinned to the same
-CPU, and drives it with the same body as ``POST /v1/hands/score``. The performance targets are
-ratios to ``flask_app``:
+``python -m scripts.bench`` serves each of these with the *same* ``gunicorn.conf.py`` and
+environment as the service (worker class, worker count, threads, keep-alive, preload, limits),
+pinned to the same CPU, and drives it with the same body as ``POST /v1/hands/score``. The
+performance targets are ratios to ``flask_app``:
 
 * ``flask_app``: a bare Flask JSON view, written the way the Flask documentation writes one. It
   parses the body (``request.get_json()``, Flask's default JSON provider) and returns a small dict
@@ -11,8 +11,8 @@ ratios to ``flask_app``:
 * ``wsgi_app``: the same work with no framework at all (``json.loads`` of ``wsgi.input``, a
   ``json.dumps`` answer), the floor under gunicorn; reported for information only.
 
-Run by gunicorn as ``bench_baseline:flask_app`` / ``bench_baseline:wsgi_app`` with this directory
-on ``PYTHONPATH``.
+Run by gunicorn as ``scripts.bench.baseline:flask_app`` / ``scripts.bench.baseline:wsgi_app`` from
+the repository root (gunicorn puts its working directory on ``sys.path``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 from flask import Flask, request
 
-flask_app = Flask("bench_baseline")
+flask_app = Flask("scripts.bench.baseline")
 
 
 @flask_app.post("/v1/hands/score")

@@ -1,4 +1,4 @@
-"""``make loadtest``: the load and fault test of the real server, about 75 seconds.
+"""``make loadtest`` (``python -m scripts.loadtest``): the load and fault test of the real server.
 
 It starts the service as deployed (gunicorn with the repository's ``gunicorn.conf.py``, 2 workers
 of 2 threads, preloaded, on a free 127.0.0.1 port, its audit log on stdout captured to a file) and
@@ -37,7 +37,7 @@ Exit status 0 only if every check passes. ``--json PATH`` writes the figures as 
 from __future__ import annotations
 
 import argparse
-import contextlib
+import dataclasses
 import http.client
 import json
 import os
@@ -45,17 +45,20 @@ import random
 import shutil
 import signal
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-LUA = REPO / "scripts" / "loadtest" / "mix.lua"
+from scripts.harness.ports import LOOPBACK
+from scripts.harness.processes import Started
+from scripts.harness.procfs import connections_held, rss_mib
+from scripts.harness.server import GunicornServer, ServerError, server_env, start_server
+from scripts.harness.wrk import MIX_LUA, RunningWrk, Statuses, WrkResult, ensure_wrk, start_wrk
+
 SEED = 20_261_130
 
 WORKERS = 2
@@ -74,6 +77,8 @@ caches: scoring breakdowns, odds answers, allocator arenas); a leak would pass i
 STALL_MS = 2200
 """Half the trickle's 4.4 s: an answer that waited behind the slow body would take longer."""
 WRK_TIMEOUT_S = 10
+DROPPED_PREFIXES = ("GUNICORN_", "PROMETHEUS_", "API_KEYS", "MAX_", "QUART_BEZIQUE")
+"""The caller's settings that would make the server differ from the one the checks expect."""
 
 RANKS = ("A", "K", "Q", "J", "10", "9")
 SUITS = ("S", "C", "H", "D")
@@ -81,64 +86,16 @@ CODES = tuple(r + s for s in SUITS for r in RANKS)
 ALIASES = {"10": ("T", "t", "10"), "A": ("a",), "K": ("k",), "Q": ("q",), "J": ("j",)}
 SUIT_ALIASES = {"S": ("s", "♠"), "C": ("c", "♣"), "H": ("h", "♥"), "D": ("d", "♦")}
 
+STARTED = Started()
+"""Every process this test started (gunicorn, wrk), stopped by pid on the way out."""
+
 
 def log(message: str) -> None:
     print(f"[loadtest {time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-# ------------------------------------------------------------------------------ processes
-
-
-@dataclass
-class Server:
-    process: subprocess.Popen[bytes]
-    port: int
-    audit: Path
-    errors: Path
-
-    @property
-    def pid(self) -> int:
-        return self.process.pid
-
-    def workers(self) -> list[int]:
-        path = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        try:
-            return sorted(int(p) for p in path.read_text().split())
-        except OSError:
-            return []
-
-
-STARTED: list[subprocess.Popen[bytes]] = []
-"""Every process this script started, stopped by pid on the way out."""
-
-
-def stop_everything() -> None:
-    for process in reversed(STARTED):
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                process.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 25
-    for process in reversed(STARTED):
-        remaining = max(0.1, deadline - time.monotonic())
-        try:
-            process.wait(timeout=remaining)
-        except subprocess.TimeoutExpired:
-            children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
-            pids = children.read_text().split() if children.exists() else []
-            for pid in [process.pid, *map(int, pids)]:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            process.wait(timeout=5)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def request(port: int, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn = http.client.HTTPConnection(LOOPBACK, port, timeout=10)
     try:
         headers = {"Content-Type": "application/json"} if body is not None else {}
         conn.request(method, path, body=body, headers=headers)
@@ -148,90 +105,23 @@ def request(port: int, method: str, path: str, body: bytes | None = None) -> tup
         conn.close()
 
 
-def start_server(tmp: Path) -> Server:
-    port = free_port()
+def start(tmp: Path) -> GunicornServer:
+    """The service as deployed, its audit log (stdout) and its own log (stderr) kept apart."""
     tmpdir = tmp / "tmp"
     tmpdir.mkdir()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("GUNICORN_", "PROMETHEUS_", "API_KEYS", "MAX_", "QUART_BEZIQUE"))
-    }
-    env.update(
-        HOST="127.0.0.1",
-        PORT=str(port),
+    env = server_env(
+        0,
+        drop_prefixes=DROPPED_PREFIXES,
         WEB_CONCURRENCY=str(WORKERS),
         GUNICORN_THREADS=str(THREADS),
         LOG_LEVEL="info",
         TMPDIR=str(tmpdir),  # the only place written to, as in the container
     )
-    audit, errors = tmp / "audit.log", tmp / "gunicorn.log"
-    with audit.open("wb") as out, errors.open("wb") as err:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=err,
-        )
-    STARTED.append(process)
-    server = Server(process, port, audit, errors)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {process.returncode}:\n{errors.read_text()}")
-        with contextlib.suppress(OSError):
-            if request(port, "GET", "/readyz")[0] == 200 and len(server.workers()) == WORKERS:
-                return server
-        time.sleep(0.1)
-    raise SystemExit(f"gunicorn did not get ready:\n{errors.read_text()}")
-
-
-def rss_mib(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise LookupError(pid)
-
-
-def connections_held(pid: int, port: int) -> int:
-    """Established TCP connections to ``port`` whose socket the process ``pid`` holds."""
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with contextlib.suppress(OSError):
-            target = os.readlink(fd)
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
-    held = 0
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError), open(table) as lines:
-            next(lines)
-            for line in lines:
-                parts = line.split()
-                local_port = int(parts[1].rsplit(":", 1)[1], 16)
-                if local_port == port and parts[3] == "01" and parts[9] in inodes:
-                    held += 1
-    return held
-
-
-def ensure_wrk() -> str:
-    found = shutil.which("wrk")
-    if found:
-        return found
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise SystemExit("wrk is missing: apt-get install -y wrk (needs root), then re-run")
-    log("installing wrk (apt-get install -y wrk)")
-    quiet = {
-        "stdout": subprocess.DEVNULL,
-        "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-    }
-    if subprocess.run(["apt-get", "install", "-y", "wrk"], check=False, **quiet).returncode:
-        subprocess.run(["apt-get", "update"], check=True, **quiet)
-        subprocess.run(["apt-get", "install", "-y", "wrk"], check=True, **quiet)
-    found = shutil.which("wrk")
-    if not found:
-        raise SystemExit("wrk could not be installed")
-    return found
+    env.pop("PORT")
+    server = start_server(tmp / "audit.log", env, errors=tmp / "gunicorn.log", workers=WORKERS)
+    if server.process is not None:
+        STARTED.add(server.process)
+    return server
 
 
 # ------------------------------------------------------------------------------ the mix
@@ -367,17 +257,17 @@ def check_mix(mix: list[Endpoint]) -> list[Endpoint]:
 
 def run_wrk(
     wrk: str,
-    server: Server,
+    server: GunicornServer,
     mix: list[Endpoint],
     seconds: float,
     tag: str,
     work: Path,
-    during: Any = None,
-) -> dict[str, dict[str, Any]]:
-    """One wrk per endpoint, all at once; ``during(elapsed_start)`` runs meanwhile."""
-    processes = {}
+    during: Callable[[float], object] | None = None,
+) -> dict[str, WrkResult]:
+    """One wrk per endpoint, all at once; ``during(started)`` runs meanwhile."""
+    running: dict[str, RunningWrk] = {}
     for endpoint in mix:
-        env = {**os.environ, "LOADTEST_NAME": f"{tag}_{endpoint.name}"}
+        env = {"LOADTEST_NAME": f"{tag}_{endpoint.name}"}
         pool = work / f"{endpoint.name}.txt"
         if not pool.exists():
             pool.write_text("\n".join(endpoint.items) + "\n", encoding="utf-8")
@@ -386,38 +276,35 @@ def run_wrk(
         else:
             env["LOADTEST_BODIES"] = str(pool)
             env["LOADTEST_PATH"] = endpoint.path
-        command = [
+        running[endpoint.name] = start_wrk(
             wrk,
-            "-t1",
-            f"-c{endpoint.connections}",
-            f"-d{seconds}s",
-            f"--timeout={WRK_TIMEOUT_S}s",
-            "-s",
-            str(LUA),
-            f"http://127.0.0.1:{server.port}",
-        ]
-        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        STARTED.append(process)
-        processes[endpoint.name] = process
+            server.url,
+            MIX_LUA,
+            seconds=seconds,
+            connections=endpoint.connections,
+            env=env,
+            timeout_s=WRK_TIMEOUT_S,
+            started=STARTED,
+            name=endpoint.name,
+        )
     started = time.monotonic()
     if during is not None:
         during(started)
-    results = {}
-    for name, process in processes.items():
-        out, err = process.communicate(timeout=seconds + WRK_TIMEOUT_S + 30)
-        line = next((x for x in out.decode().splitlines() if x.startswith("LOADTEST_JSON ")), None)
-        if line is None:
-            raise SystemExit(f"wrk ({name}) printed no result:\n{out.decode()}\n{err.decode()}")
-        results[name] = json.loads(line.removeprefix("LOADTEST_JSON "))
-    return results
+    return {name: job.result(WRK_TIMEOUT_S + 30) for name, job in running.items()}
 
 
-def errors_of(result: dict[str, Any]) -> int:
-    e = result["errors"]
-    return int(e["connect"] + e["read"] + e["write"] + e["timeout"])
+def errors_of(result: WrkResult) -> int:
+    """Requests that got no answer at all: connection errors and timeouts."""
+    return result.errors.socket
 
 
-def table(results: dict[str, dict[str, Any]], mix: list[Endpoint]) -> list[str]:
+def statuses(result: WrkResult) -> Statuses:
+    if result.statuses is None:
+        raise RuntimeError("mix.lua counts statuses: this result has none")
+    return result.statuses
+
+
+def table(results: dict[str, WrkResult], mix: list[Endpoint]) -> list[str]:
     paths = {e.name: e.path or "GET mix" for e in mix}
     rows = [
         f"{'endpoint':24s} {'conns':>5s} {'requests':>9s} {'req/s':>8s} {'p50 ms':>8s} "
@@ -426,16 +313,14 @@ def table(results: dict[str, dict[str, Any]], mix: list[Endpoint]) -> list[str]:
     total = 0
     for endpoint in mix:
         r = results[endpoint.name]
-        rate = r["requests"] / (r["duration_us"] / 1e6)
-        total += r["requests"]
-        lat = r["latency_us"]
-        non2xx = r["statuses"]["3xx"] + r["statuses"]["4xx"] + r["statuses"]["5xx"]
+        total += r.requests
+        lat = r.latency_us
         rows.append(
-            f"{paths[endpoint.name]:24s} {endpoint.connections:5d} {r['requests']:9d} "
-            f"{rate:8.1f} {lat['p50'] / 1000:8.2f} {lat['p99'] / 1000:8.2f} "
-            f"{lat['max'] / 1000:8.1f} {non2xx:7d} {errors_of(r):6d}"
+            f"{paths[endpoint.name]:24s} {endpoint.connections:5d} {r.requests:9d} "
+            f"{r.rps:8.1f} {lat.p50 / 1000:8.2f} {lat.p99 / 1000:8.2f} "
+            f"{lat.max / 1000:8.1f} {statuses(r).non_2xx:7d} {errors_of(r):6d}"
         )
-    seconds = max(r["duration_us"] for r in results.values()) / 1e6
+    seconds = max(r.duration_s for r in results.values())
     rows.append(f"{'all':24s} {'':5s} {total:9d} {total / seconds:8.1f}")
     return rows
 
@@ -453,10 +338,10 @@ class Checks:
             self.failed.append(what)
 
 
-def audit_ids(server: Server) -> dict[str, int]:
+def audit_ids(server: GunicornServer) -> dict[str, int]:
     """request id -> status, from the audit log (stdout)."""
     found = {}
-    with server.audit.open("rb") as lines:
+    with server.stdout.open("rb") as lines:
         for line in lines:
             if line.startswith(b"{"):
                 record = json.loads(line)
@@ -533,20 +418,22 @@ def term_client(port: int, bodies: list[tuple[str, bytes]], name: str, log_: lis
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m scripts.loadtest", description=(__doc__ or "").split("\n\n")[0]
+    )
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--main-seconds", type=int, default=MAIN_S)
     args = parser.parse_args()
     checks = Checks()
     figures: dict[str, Any] = {}
-    wrk = ensure_wrk()
+    wrk = ensure_wrk(log)
     rng = random.Random(SEED)
     log("building request bodies (seeded) and checking them in-process")
     mix = check_mix(build_mix(rng))
     work = Path(tempfile.mkdtemp(prefix="quart-bezique-loadtest-"))
     started = time.monotonic()
     try:
-        server = start_server(work)
+        server = start(work)
         log(f"gunicorn master {server.pid} on 127.0.0.1:{server.port}, workers {server.workers()}")
         idle = {pid: rss_mib(pid) for pid in server.workers()}
 
@@ -559,10 +446,10 @@ def main() -> int:
         results = run_wrk(wrk, server, mix, args.main_seconds, "main", work)
         for row in table(results, mix):
             print("    " + row, flush=True)
-        figures["main"] = results
+        figures["main"] = {name: dataclasses.asdict(r) for name, r in results.items()}
         after = {pid: rss_mib(pid) for pid in server.workers()}
-        five = sum(r["statuses"]["5xx"] for r in results.values())
-        non2xx = sum(r["statuses"]["3xx"] + r["statuses"]["4xx"] for r in results.values())
+        five = sum(statuses(r).s5xx for r in results.values())
+        non2xx = sum(statuses(r).non_2xx - statuses(r).s5xx for r in results.values())
         errors = sum(errors_of(r) for r in results.values())
         checks.expect(five == 0, f"mixed load: {five} answers 5xx")
         checks.expect(non2xx == 0, f"mixed load: {non2xx} answers 3xx/4xx (every body is valid)")
@@ -570,7 +457,7 @@ def main() -> int:
         ids = audit_ids(server)
         for endpoint in mix:
             logged = sum(1 for rid in ids if rid.startswith(f"ltmain_{endpoint.name}-"))
-            answered = results[endpoint.name]["requests"]
+            answered = results[endpoint.name].requests
             checks.expect(
                 answered <= logged <= answered + endpoint.connections,
                 f"audit: {logged} lines for {answered} {endpoint.name} answers "
@@ -620,25 +507,29 @@ def main() -> int:
         slow = run_wrk(wrk, server, score, SLOW_S, "slow", work, during=start_trickling)["score"]
         for thread in threads:
             thread.join(timeout=60)
-        rate = slow["requests"] / base["requests"]
-        p99 = slow["latency_us"]["p99"] / max(1, base["latency_us"]["p99"])
+        rate = slow.requests / base.requests
+        p99 = slow.latency_us.p99 / max(1, base.latency_us.p99)
         log(
             f"slow client: {SLOW_CLIENTS} body of {len(padded)} bytes at one byte per "
             f"{TRICKLE_INTERVAL_S * 1000:.0f} ms -> {trickled}; score alone "
-            f"{base['requests'] / SLOW_S:.0f} req/s p99 {base['latency_us']['p99'] / 1000:.2f} ms, "
-            f"meanwhile {slow['requests'] / SLOW_S:.0f} req/s p99 "
-            f"{slow['latency_us']['p99'] / 1000:.2f} ms"
+            f"{base.requests / SLOW_S:.0f} req/s p99 {base.latency_us.p99 / 1000:.2f} ms, "
+            f"meanwhile {slow.requests / SLOW_S:.0f} req/s p99 "
+            f"{slow.latency_us.p99 / 1000:.2f} ms"
         )
-        figures["slow"] = {"baseline": base, "during": slow, "trickled": trickled}
+        figures["slow"] = {
+            "baseline": dataclasses.asdict(base),
+            "during": dataclasses.asdict(slow),
+            "trickled": trickled,
+        }
         checks.expect(
             len(trickled) == SLOW_CLIENTS and all(s == 200 for s, _ in trickled),
             "slow client answered 200",
         )
         # Stalled means waiting behind the trickle: a latency of seconds. Throughput ratios are
         # printed, never asserted (a loaded machine moves them: a timing check is a fragile check).
-        longest_ms = slow["latency_us"]["max"] / 1000
+        longest_ms = slow.latency_us.max / 1000
         checks.expect(
-            errors_of(slow) == 0 and slow["requests"] > 0 and longest_ms < STALL_MS,
+            errors_of(slow) == 0 and slow.requests > 0 and longest_ms < STALL_MS,
             f"others not stalled: none waited {STALL_MS / 1000:.1f} s (longest {longest_ms:.0f} "
             f"ms); meanwhile {rate:.0%} of the throughput, p99 x{p99:.2f}",
         )
@@ -657,12 +548,14 @@ def main() -> int:
         killed = run_wrk(wrk, server, mix, KILL_S, "kill", work, during=kill_one)
         for row in table(killed, mix):
             print("    " + row, flush=True)
-        lost = sum(
-            errors_of(r) + r["statuses"]["4xx"] + r["statuses"]["5xx"] for r in killed.values()
-        )
-        five = sum(r["statuses"]["5xx"] for r in killed.values())
+        lost = sum(errors_of(r) + statuses(r).s4xx + statuses(r).s5xx for r in killed.values())
+        five = sum(statuses(r).s5xx for r in killed.values())
         workers = server.workers()
-        figures["kill"] = {"results": killed, "victim": victims, "errors": lost}
+        figures["kill"] = {
+            "results": {name: dataclasses.asdict(r) for name, r in killed.items()},
+            "victim": victims,
+            "errors": lost,
+        }
         checks.expect(five == 0, f"SIGKILL: {five} answers 5xx")
         checks.expect(
             lost <= victims["connections"],
@@ -692,18 +585,17 @@ def main() -> int:
             client.start()
         time.sleep(TERM_AT_S)
         signalled = time.monotonic()
-        server.process.send_signal(signal.SIGTERM)
-        code = server.process.wait(timeout=60)
+        os.kill(server.pid, signal.SIGTERM)
+        code = server.stop(timeout=60)
         stopped = time.monotonic() - signalled
         for client in clients:
             client.join(timeout=60)
         before_term = [s for s in sent if s.sent < signalled]
         in_flight = [s for s in before_term if s.done >= signalled]
         failed = [s for s in before_term if s.status != 200]
-        logged = audit_ids(server)
+        answered_ids = audit_ids(server)
         received = {s.request_id for s in sent if s.status}
-        dropped = [rid for rid, status in logged.items() if rid.startswith("term-")
-                   and rid not in received]  # fmt: skip
+        dropped = [rid for rid in answered_ids if rid.startswith("term-") and rid not in received]
         log(
             f"SIGTERM: {len(sent)} requests, {len(in_flight)} in flight at the signal, "
             f"master exited {code} after {stopped:.2f} s"
@@ -720,10 +612,10 @@ def main() -> int:
         checks.expect(not failed, f"SIGTERM: {len(failed)} requests sent before it failed")
         checks.expect(not dropped, f"SIGTERM: {len(dropped)} answers logged but not received")
         checks.expect(code == 0, f"SIGTERM: master exit code {code}")
-        log_text = server.errors.read_text(errors="replace")
+        log_text = server.log_tail(10_000)
         checks.expect("Traceback" not in log_text, "no traceback in gunicorn's log")
     finally:
-        stop_everything()
+        STARTED.stop_all()
     figures["seconds"] = round(time.monotonic() - started, 1)
     figures["failed"] = checks.failed
     if args.json:
@@ -737,15 +629,24 @@ def main() -> int:
     return 0
 
 
-def _interrupted(signum: int, frame: Any) -> None:
-    stop_everything()
+def _interrupted(signum: int, frame: object) -> None:
+    STARTED.stop_all()
     raise SystemExit(128 + signum)
 
 
-if __name__ == "__main__":
+def run() -> int:
+    """``main`` with every process it started stopped however it ends."""
     signal.signal(signal.SIGTERM, _interrupted)
     try:
-        sys.exit(main())
+        return main()
     except KeyboardInterrupt:
-        stop_everything()
-        sys.exit(130)
+        STARTED.stop_all()
+        return 130
+    except ServerError as error:
+        STARTED.stop_all()
+        log(f"the server did not start: {error}")
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(run())

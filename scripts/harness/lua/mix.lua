@@ -1,4 +1,4 @@
--- wrk script for `make loadtest` (scripts/loadtest.py): one endpoint per wrk process, its requests
+-- wrk script for `make loadtest` (scripts/loadtest): one endpoint per wrk process, its requests
 -- rotating through a pool, every status counted by class, results printed as one JSON line.
 --
 -- Environment (read in every Lua state wrk creates):
@@ -6,7 +6,7 @@
 --                    document per line, sent in turn (each thread starts at its own offset)
 --   LOADTEST_GETS    instead: a file of paths, one per line, fetched in turn with GET
 -- Every request carries a unique X-Request-ID (thread, counter), so the audit log can be matched.
--- `done` prints a line starting with "LOADTEST_JSON " that scripts/loadtest.py parses.
+-- `done` prints a line starting with "WRK_JSON " that scripts/harness/wrk.py parses.
 
 local function lines(path)
   local out = {}
@@ -80,13 +80,15 @@ done = function(summary, latency, requests)
   end
   local e = summary.errors
   io.write(string.format(
-    'LOADTEST_JSON {"requests":%.0f,"duration_us":%.0f,"bytes":%.0f,' ..
+    'WRK_JSON {"requests":%.0f,"duration_us":%.0f,"bytes":%.0f,' ..
     '"errors":{"connect":%.0f,"read":%.0f,"write":%.0f,"status":%.0f,"timeout":%.0f},' ..
     '"statuses":{"2xx":%.0f,"3xx":%.0f,"4xx":%.0f,"5xx":%.0f,"other":%.0f},' ..
-    '"latency_us":{"min":%.0f,"mean":%.1f,"max":%.0f,"p50":%.0f,"p90":%.0f,"p99":%.0f}}\n',
+    '"latency_us":{"min":%.0f,"mean":%.1f,"stdev":%.1f,"max":%.0f,' ..
+    '"p50":%.0f,"p75":%.0f,"p90":%.0f,"p99":%.0f,"p999":%.0f}}\n',
     summary.requests, summary.duration, summary.bytes,
     e.connect, e.read, e.write, e.status, e.timeout,
     c.s2xx, c.s3xx, c.s4xx, c.s5xx, c.sother,
-    latency.min, latency.mean, latency.max,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99)))
+    latency.min, latency.mean, latency.stdev, latency.max,
+    latency:percentile(50), latency:percentile(75), latency:percentile(90),
+    latency:percentile(99), latency:percentile(99.9)))
 end

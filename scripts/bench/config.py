@@ -1,0 +1,35 @@
+"""The benchmark's fixed inputs and its performance targets' limits, in one place."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from scripts.harness.server import REPO
+
+DEFAULT_OUT: Final = REPO / "docs" / "bench"
+
+SEED: Final = 5_2024
+BATCH_HANDS: Final = 10_000
+BETTING_ACTIONS: Final = 100
+ODDS_POOL: Final = 20_000
+"""Distinct odds bodies, sent in turn: more than the core's LRU cache holds (8,192), so a cyclic
+pass never hits it and every request is a cold query."""
+ODDS_POOL_QUICK: Final = 4_000
+
+IDLE_BUSY_CPUS: Final = 0.10
+"""More than this many CPUs' worth of busy time (summed over CPUs) means "not idle"."""
+NOISE_CPUS: Final = 0.10
+"""Other processes using more than this fraction of a CPU during a run make it suspect."""
+
+LIMIT_CPU_RATIO: Final = 1.15
+LIMIT_RPS_RATIO: Final = 0.85
+LIMIT_P99_RATIO: Final = 1.5
+LIMIT_BATCH_HANDS_S: Final = 1_000_000
+LIMIT_BATCH_VS_CORE: Final = 0.5
+LIMIT_BREAKDOWN_HANDS_S: Final = 200_000
+LIMIT_CORE_US: Final = 1.0
+LIMIT_CORE_VS_TREYS: Final = 1.0
+LIMIT_VALIDATE_CPU_RATIO: Final = 2.0
+LIMIT_READY_S: Final = 0.5
+LIMIT_RSS_MIB: Final = 60.0
+LIMIT_ODDS_MS: Final = 5.0
