@@ -45,7 +45,11 @@ container-test: $(VENV)/.test-installed
 	bash scripts/container_test.sh
 
 loadtest: $(VENV)/.test-installed
-	$(PY) scripts/loadtest.py
+	$(PY) -m scripts.loadtest
+
+# Latency at a constant arrival rate (docs/operations.md, "Capacity at a constant arrival rate").
+loadtest-open: $(VENV)/.test-installed
+	$(PY) -m scripts.loadtest.open_model
 
 # openapi.yaml as integrators' tools see it (examples/README.md): tests/contract/ runs `npm ci` from
 # package-lock.json, Redocly and Spectral (redocly.yaml, .spectral.yaml), openapi-typescript and
@@ -58,8 +62,8 @@ contract-check: $(VENV)/.test-installed
 	QB_CONTRACT_CHECK=1 $(VENV)/bin/pytest -q tests/contract
 
 bench: $(VENV)/.test-installed
-	$(PY) scripts/bench.py
-	$(PY) scripts/signing_cost.py
+	$(PY) -m scripts.bench
+	$(PY) -m scripts.signing_cost
 
 openapi: $(VENV)/.test-installed
 	$(PY) -m service.api > openapi.yaml
