@@ -1,13 +1,12 @@
-"""The Flask application factory: ``create_app(config)``.
+"""The Flask application factory: ``create_app(config)``, where the layers are assembled.
 
-Plain Flask, no extension on the request path: each view reads the body (``http.read_json``),
-checks it (``fastcheck``, falling back to the marshmallow schema to explain a refusal), calls the
-core, and renders a dict with orjson. Everything that can be done once is done here: request
-schemas built, scoring tables built (before gunicorn forks, with ``preload_app``), the OpenAPI
-document and the rules document serialised.
-
-Around the Flask app, one WSGI wrapper (``observe.py``, installed last, once every route exists)
-gives every request its id, API-key check, security headers, metrics and audit line.
+The endpoints (``registry.ENDPOINTS``, one record per route) are served on a plain Flask app;
+the envelope (``envelope.middleware``, installed last, once every route exists) wraps it and
+gives every request its route match, API-key check, body limits, security headers, metrics and
+audit line, learning each route's audit kind, page policy and pre-dispatch from the same records.
+Everything that can be done once is done here: request schemas built, scoring tables built
+(before gunicorn forks, with ``preload_app``), the OpenAPI document and the rules document
+serialised.
 """
 
 from __future__ import annotations
@@ -22,24 +21,14 @@ from flask import Flask
 from service.api import errors, openapi
 from service.api.config import Config
 from service.api.contract.schemas import RequestSchemas, request_schemas
-from service.api.endpoints import (
-    adjudicate,
-    betting,
-    docs,
-    hands,
-    index,
-    odds,
-    rounds,
-    showdown,
-    verdicts,
-)
-from service.api.endpoints import health as meta
-from service.api.envelope import metrics
-from service.api.envelope import middleware as observe
+from service.api.endpoints.endpoint import Resources, serve
+from service.api.endpoints.health import AUDIT_LAGGING
+from service.api.envelope import budget, metrics, middleware
 from service.api.envelope.auth import ApiKeys
 from service.api.envelope.middleware import Sink
 from service.api.envelope.routes import ResolvedFlask
 from service.api.envelope.sink import AuditSink
+from service.api.registry import ENDPOINTS
 from service.game.odds import ensure_odds_tables
 from service.game.ruleset import RULESET
 from service.game.scoring import ensure_tables
@@ -75,7 +64,7 @@ class AppState:
     spec: dict[str, object]
     spec_yaml: bytes
     spec_json: bytes
-    observer: observe.Observer
+    observer: middleware.Observer
     """The per-request envelope: audit line, metrics, API keys, security headers."""
 
 
@@ -100,38 +89,33 @@ def create_app(
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
     app.url_map.strict_slashes = True
 
+    budget.keep(app, config)
     schemas = request_schemas(config)
-    spec_bytes = docs.SpecBytes()
-    app.register_blueprint(hands.blueprint(schemas, config))
-    app.register_blueprint(odds.blueprint(schemas))
-    app.register_blueprint(showdown.blueprint(schemas))
-    app.register_blueprint(betting.blueprint(schemas, config))
-    app.register_blueprint(rounds.blueprint(schemas, config))
     sink: Sink = AuditSink() if audit_sink is None else audit_sink
-    ready_checks = [(sink.ready, meta.AUDIT_LAGGING)] if isinstance(sink, AuditSink) else []
+    ready_checks = [(sink.ready, AUDIT_LAGGING)] if isinstance(sink, AuditSink) else []
     manifest = _manifest()
     if manifest is None:
         ready_checks.append((lambda: False, "the build manifest cannot be computed"))
-    app.register_blueprint(meta.blueprint(config, ready_checks))
-    app.register_blueprint(docs.blueprint(spec_bytes))
-    app.register_blueprint(adjudicate.blueprint())
     version = openapi.service_version()
-    build = manifest.digest if manifest is not None else None
-    app.register_blueprint(index.blueprint(version, build))
     inner: list[WSGIApplication] = []
-    app.register_blueprint(
-        verdicts.blueprint(
-            signing[1] if signing is not None else None, manifest, version, lambda: inner[0]
-        )
-    )
     app_metrics = metrics.Metrics(version, RULESET)
-    app.register_blueprint(metrics.blueprint(app_metrics))
+    resources = Resources(
+        config=config,
+        schemas=schemas,
+        version=version,
+        manifest=manifest,
+        keyring=signing[1] if signing is not None else None,
+        metrics=app_metrics,
+        ready_checks=tuple(ready_checks),
+        inner=lambda: inner[0],
+    )
+    serve(app, ENDPOINTS, resources)
     errors.register(app, config)
 
-    spec = openapi.build_spec(app, schemas)
-    spec_bytes.yaml = openapi.render_yaml(spec).encode("utf-8")
-    spec_bytes.json = orjson.dumps(spec)
-    observer = observe.install(
+    spec = openapi.build_spec(ENDPOINTS, schemas)
+    resources.spec.yaml = openapi.render_yaml(spec).encode("utf-8")
+    resources.spec.json = orjson.dumps(spec)
+    observer = middleware.install(
         app,
         sink=sink,
         metrics=app_metrics,
@@ -142,15 +126,10 @@ def create_app(
         body_timeout=config.body_read_timeout,
         cors_origins=config.cors_origins,
         signer=signing[0] if signing is not None else None,
-        shortcuts={
-            hands.SCORE_PATH: hands.ScoreShortcut(config.max_body_bytes),
-            betting.VALIDATE_PATH: betting.BettingShortcut(
-                config.max_body_bytes, config.max_actions
-            ),
-        },
+        declarations={e.path: e.declaration(resources) for e in ENDPOINTS},
     )
     inner.append(observer.app)
     app.extensions[EXTENSION] = AppState(
-        config, schemas, spec, spec_bytes.yaml, spec_bytes.json, observer
+        config, schemas, spec, resources.spec.yaml, resources.spec.json, observer
     )
     return app

@@ -34,8 +34,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from service.api.envelope.cors import parse_origins
-
 MIB: Final = 1024 * 1024
 DEFAULT_MAX_BODY_BYTES: Final = MIB
 DEFAULT_MAX_BATCH_HANDS: Final = 10_000
@@ -164,3 +162,20 @@ class Config:
             api_keys=_api_keys(env),
             cors_origins=_cors_origins(env),
         )
+
+
+ANY_ORIGIN: Final = "*"
+
+
+def parse_origins(raw: str) -> tuple[str, ...]:
+    """``CORS_ORIGINS``: comma-separated origins (``https://game.example``) or ``*``."""
+    origins = tuple(o.strip().rstrip("/") for o in raw.split(",") if o.strip())
+    for origin in origins:
+        if origin == ANY_ORIGIN:
+            continue
+        scheme, sep, host = origin.partition("://")
+        if not sep or scheme not in ("http", "https") or not host or "/" in host:
+            raise ValueError(
+                f"CORS_ORIGINS: {origin!r} is not an origin (scheme://host[:port], or *)"
+            )
+    return origins

@@ -21,6 +21,7 @@ from service.api.contract.problems import (
     UNSUPPORTED_MEDIA_TYPE,
     Problem,
 )
+from service.api.envelope.exchange import current
 
 log = logging.getLogger("service.api")
 
@@ -76,18 +77,26 @@ def _known_spelling(path: str, rules: Iterable[Rule]) -> str | None:
     return None
 
 
+def _answer(problem: Problem) -> Response:
+    """The problem as the answer, its code noted for the request's audit record and metrics."""
+    exchange = current()
+    if exchange is not None:
+        exchange.code = problem.code
+    return problem.response()
+
+
 def register(app: Flask, config: Config) -> None:
     @app.errorhandler(Problem)
     def _problem(error: Problem) -> Response:
-        return error.response()
+        return _answer(error)
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Response:
-        return _http_problem(error, config).response()
+        return _answer(_http_problem(error, config))
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
         log.exception("unhandled error on %s %s", request.method, request.path)
-        return Problem(
-            INTERNAL_ERROR, N_("the server could not answer; the error is logged")
-        ).response()
+        return _answer(
+            Problem(INTERNAL_ERROR, N_("the server could not answer; the error is logged"))
+        )

@@ -7,7 +7,7 @@ writes that to ``openapi.yaml``, the committed contract. The app serves the very
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any, Final
 
@@ -15,7 +15,6 @@ import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
-from flask import Flask
 from marshmallow import Schema, fields
 
 from service.api.contract.fields import (
@@ -28,7 +27,7 @@ from service.api.contract.fields import (
     HandsByPlayer,
     JsonSchemaMixin,
 )
-from service.api.contract.operation import Operation, operation_of
+from service.api.contract.operation import Operation
 from service.api.contract.problems import PROBLEM_MEDIA_TYPE
 from service.api.contract.schemas import (
     ACTION_TYPES,
@@ -37,16 +36,15 @@ from service.api.contract.schemas import (
     ProblemSchema,
     RequestSchemas,
 )
-from service.api.envelope.audit import SIGNED_ROUTES
+from service.api.endpoints.endpoint import Endpoint
 from service.api.envelope.body import JSON_MEDIA_TYPE
+from service.api.envelope.routes import is_protected_template
 from service.game.betting import ReasonCode
 from service.game.ruleset import RULESET
 from service.game.scoring import CombinationType
 
 OPENAPI_VERSION: Final = "3.1.0"
 TITLE: Final = "Quart-Bezique adjudication service"
-UNDOCUMENTED_ENDPOINTS: Final = frozenset({"docs.static", "adjudicate.static"})
-"""Routes that are not operations: the docs page's own assets."""
 
 DESCRIPTION: Final = """\
 The reference adjudicator for Quart-Bezique (Кварт-Безик): scores hands, compares them at a
@@ -351,7 +349,7 @@ def _operation(
     if op.description:
         doc["description"] = op.description
     if op.request is not None:
-        schema = op.request if isinstance(op.request, type) else getattr(schemas, op.request)
+        schema = op.request if isinstance(op.request, type) else op.request(schemas)
         content: dict[str, Any] = {"schema": schema}
         if op.request_examples:
             content["examples"] = {
@@ -526,8 +524,9 @@ def _finish(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
-    """The OpenAPI document of ``app``: every route must carry an ``Operation``."""
+def build_spec(endpoints: Sequence[Endpoint], schemas: RequestSchemas) -> dict[str, Any]:
+    """The OpenAPI document of the service serving ``endpoints`` (each record carries its
+    operation: no route can exist undocumented)."""
     plugin = MarshmallowPlugin()
     spec = APISpec(
         title=TITLE,
@@ -580,18 +579,11 @@ def build_spec(app: Flask, schemas: RequestSchemas) -> dict[str, Any]:
     )
 
     paths: dict[str, dict[str, Any]] = {}
-    for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
-        if rule.endpoint in UNDOCUMENTED_ENDPOINTS:
-            continue
-        op = operation_of(app.view_functions[rule.endpoint])
-        if op is None:
-            raise LookupError(f"route {rule.rule} ({rule.endpoint}) has no documented operation")
-        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
-            protected = rule.rule.startswith(PROTECTED_PREFIX)
-            signed = rule.rule in SIGNED_ROUTES
-            paths.setdefault(rule.rule, {})[method.lower()] = _operation(
-                op, schemas, protected, signed
-            )
+    for endpoint in sorted(endpoints, key=lambda e: (e.path, e.method)):
+        protected = is_protected_template(endpoint.path)
+        paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(
+            endpoint.operation, schemas, protected, endpoint.is_verdict
+        )
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     return _finish(spec.to_dict())

@@ -20,7 +20,8 @@ them. Here the worker's poller (one thread, non-blocking sockets) does all the w
   poller's thread itself, blocking every other connection meanwhile.)
 
 Request bodies keep their deadline in the app (``service/api/envelope/deadline.py``). The
-thread pool, ``threading.local``, the app's own threads: all as in gthread, which this subclasses. It relies on
+thread pool, ``threading.local``, the app's own threads: all as in gthread, which this
+subclasses. It relies on
 gthread's internals (``TConn``, ``enqueue_req``, ``finish_request``, the parser's unreader),
 hence the pin ``gunicorn>=27.0,<28`` in ``pyproject.toml``; ``tests/security`` exercises each
 path against the real server. Plain HTTP/1.1 only: TLS and HTTP/2 are refused at start (TLS ends

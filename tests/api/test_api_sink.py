@@ -22,7 +22,9 @@ from flask import Flask
 
 from service.api import errors
 from service.api.config import Config
+from service.api.contract.schemas import request_schemas
 from service.api.endpoints import health as meta
+from service.api.endpoints.endpoint import Resources, serve
 from service.api.envelope.sink import CHUNK, AuditSink
 
 HANG_GUARD = 30.0
@@ -326,7 +328,8 @@ def test_readyz_reports_a_lagging_audit_log(monkeypatch: pytest.MonkeyPatch) -> 
     state = {"ready": True}
     config = Config(build_tables=False)
     app = Flask("readyz-check")
-    app.register_blueprint(meta.blueprint(config, [(lambda: state["ready"], meta.AUDIT_LAGGING)]))
+    checks = ((lambda: state["ready"], meta.AUDIT_LAGGING),)
+    serve(app, meta.ENDPOINTS, Resources(config, request_schemas(config), ready_checks=checks))
     errors.register(app, config)
     client = app.test_client()
     assert ok(client.get("/readyz")) == {"status": "ready"}
@@ -342,7 +345,8 @@ def test_readyz_reports_a_lagging_audit_log(monkeypatch: pytest.MonkeyPatch) -> 
 def test_readyz_without_checks_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(meta, "tables_ready", lambda: True)
     app = Flask("readyz-plain")
-    app.register_blueprint(meta.blueprint(Config(build_tables=False)))
+    config = Config(build_tables=False)
+    serve(app, meta.ENDPOINTS, Resources(config, request_schemas(config)))
     assert ok(app.test_client().get("/readyz")) == {"status": "ready"}
 
 

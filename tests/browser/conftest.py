@@ -72,9 +72,8 @@ def serving_the_page(server: LiveServer) -> LiveServer:
     if status != 200:
         server.stop()
         pytest.fail(
-            f"GET /adjudicate answered {status}: the app must register adjudicate.blueprint() "
-            "(service/api/app.py), with its assets exempt from the OpenAPI document "
-            "(openapi.UNDOCUMENTED_ENDPOINTS holding 'adjudicate.static')"
+            f"GET /adjudicate answered {status}: the registry (service/api/registry.py) must "
+            "hold adjudicate.ENDPOINTS, whose record serves the page and its assets"
         )
     return server
 

@@ -237,7 +237,7 @@ def test_no_path_gives_a_verdict_without_a_key(path: str) -> None:
 def test_flask_dispatches_on_the_envelopes_resolution(keyed: Keyed) -> None:
     """One match: the view Flask runs is the one the envelope resolved (it does not match again)."""
     seen: list[Any] = []
-    view = keyed.app.view_functions["meta.health"]
+    view = keyed.app.view_functions["health"]
 
     def spy() -> Any:
         from flask import request
@@ -245,11 +245,11 @@ def test_flask_dispatches_on_the_envelopes_resolution(keyed: Keyed) -> None:
         seen.append(request.environ[RESOLUTION_KEY].rule.rule)
         return view()
 
-    keyed.app.view_functions["meta.health"] = spy
+    keyed.app.view_functions["health"] = spy
     try:
         assert keyed.client.get("/healthz").status_code == 200
     finally:
-        keyed.app.view_functions["meta.health"] = view
+        keyed.app.view_functions["health"] = view
     assert seen == ["/healthz"]
 
 

@@ -1,20 +1,17 @@
-"""How a view declares its place in the OpenAPI document, at no cost per request.
-
-``@documented(...)`` only attaches an ``Operation`` to the view function; ``openapi`` walks the
-app's URL map and builds each path item from it: no route can exist undocumented.
+"""An operation of the OpenAPI document, as its endpoint record declares it (``endpoints``):
+the OpenAPI builder turns each into a path item, so no route can exist undocumented.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final
 
 from marshmallow import Schema
 
-View = TypeVar("View", bound=Callable[..., Any])
-
-ATTRIBUTE: Final = "openapi_operation"
+if TYPE_CHECKING:
+    from service.api.contract.schemas import RequestSchemas
 
 BODY_ERRORS: Final = (400, 413, 415, 422)
 """Statuses every endpoint that reads a JSON body may answer with a problem document."""
@@ -28,9 +25,9 @@ class Operation:
     summary: str
     tag: str
     description: str = ""
-    request: str | type[Schema] | None = None
-    """The request body's schema: the class itself, or the attribute of
-    ``schemas.RequestSchemas`` naming one whose limits come from the configuration."""
+    request: type[Schema] | Callable[[RequestSchemas], type[Schema]] | None = None
+    """The request body's schema: the class itself, or, for a schema whose limits come from the
+    configuration, the function picking it from the app's ``RequestSchemas``."""
     response: type[Schema] | None = None
     """Schema of the 200 answer (JSON), if it is JSON."""
     response_media: str = "application/json"
@@ -47,16 +44,3 @@ class Operation:
     """Other answers without a body (a redirect), by status, with their description."""
     raw_response: Mapping[str, Any] | None = None
     """A literal response content schema when ``response`` is not a marshmallow schema."""
-
-
-def documented(operation: Operation) -> Callable[[View], View]:
-    def mark(view: View) -> View:
-        setattr(view, ATTRIBUTE, operation)
-        return view
-
-    return mark
-
-
-def operation_of(view: Callable[..., Any]) -> Operation | None:
-    found = getattr(view, ATTRIBUTE, None)
-    return found if isinstance(found, Operation) else None

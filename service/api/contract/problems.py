@@ -22,7 +22,6 @@ from flask import Response, has_request_context, request
 from service.api.contract.error_codes import code_of
 from service.api.contract.i18n import ENGLISH, N_, negotiate
 from service.api.contract.i18n.catalog import translator
-from service.api.envelope.exchange import current
 from service.game.errors import PathElement, RulesError
 
 PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
@@ -187,10 +186,7 @@ class Problem(Exception):
         return f"{self.status} {HTTPStatus(self.status).phrase}", headers, body
 
     def response(self) -> Response:
-        """The problem as a response (``observe`` adds the headers every response carries)."""
-        exchange = current()
-        if exchange is not None:
-            exchange.code = self.code
+        """The problem as a response (the envelope adds the headers every response carries)."""
         language = (
             negotiate(request.environ.get("HTTP_ACCEPT_LANGUAGE"))
             if has_request_context()

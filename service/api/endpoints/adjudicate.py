@@ -5,7 +5,7 @@ get the service's verdict explained in Russian or English, with the rule section
 one-page sheet to print and sign. The page is plain HTML, CSS and JavaScript modules served from
 ``static/adjudicate`` by this blueprint (no build step, no CDN): it must work on a cluster with no
 way out, under a Content-Security-Policy that allows this origin only and nothing inline (set by
-the envelope for the page and its assets, ``observe.PAGES``). It calls the public ``/v1`` API
+the envelope for the page and its assets, ``ENDPOINTS``). It calls the public ``/v1`` API
 like any client, with the API key the user types (kept in the tab's ``sessionStorage``).
 """
 
@@ -14,9 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from flask import Blueprint, Response
+from flask import Response
 
-from service.api.contract.operation import Operation, documented
+from service.api.contract.operation import Operation
+from service.api.endpoints.endpoint import Endpoint, Resources, View
 
 PAGE_PATH: Final = "/adjudicate"
 STATIC_FOLDER: Final = Path(__file__).resolve().parent / "static" / "adjudicate"
@@ -39,19 +40,32 @@ ADJUDICATE = Operation(
 )
 
 
-def blueprint() -> Blueprint:
-    """The page and its assets (``/adjudicate/static/<path>``), read once at start-up."""
-    bp = Blueprint(
-        "adjudicate",
-        __name__,
-        static_folder=str(STATIC_FOLDER),
-        static_url_path=PAGE_PATH + "/static",
+PAGE_CSP: Final = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
     )
+)
+"""The page and its assets: its own scripts and styles only, nothing inline, calls to this
+origin."""
+
+
+def _page_view(resources: Resources) -> View:
+    """The page, read once at start-up; its assets are served under ``/adjudicate/static/``."""
     page = (STATIC_FOLDER / PAGE_FILE).read_bytes()
 
-    @bp.get(PAGE_PATH)
-    @documented(ADJUDICATE)
     def adjudicate() -> Response:
         return Response(page, content_type=HTML_MEDIA_TYPE)
 
-    return bp
+    return adjudicate
+
+
+ENDPOINTS = (
+    Endpoint("GET", PAGE_PATH, ADJUDICATE, _page_view, page_csp=PAGE_CSP, assets=STATIC_FOLDER),
+)

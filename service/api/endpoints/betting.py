@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from flask import Blueprint, Response
+from flask import Response
 
-from service.api.config import Config
 from service.api.contract import render
 from service.api.contract.checks import betting_ok
-from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
-from service.api.contract.schemas import BettingResponseSchema, RequestSchemas
+from service.api.contract.schemas import BettingResponseSchema
+from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.envelope import audit
 from service.api.envelope.body import json_response, load, read_json
 from service.api.fastpath.shortcut import JsonShortcut
 from service.game.betting import validate_betting
@@ -97,7 +98,7 @@ VALIDATE = Operation(
         "who acts next and the legal actions. A broken setup (dealer not seated, maximum below "
         "minimum, antes beyond the pot limit) is refused with 422 and the setup's code."
     ),
-    request="betting",
+    request=lambda schemas: schemas.betting,
     response=BettingResponseSchema,
     problems=BODY_ERRORS,
     request_examples={
@@ -114,13 +115,10 @@ VALIDATE = Operation(
 )
 
 
-def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
-    bp = Blueprint("betting", __name__)
-    schema = schemas.betting()
-    max_actions = config.max_actions
+def _validate_view(resources: Resources) -> View:
+    schema = resources.schemas.betting()
+    max_actions = resources.config.max_actions
 
-    @bp.post(VALIDATE_PATH)
-    @documented(VALIDATE)
     def validate() -> Response:
         body = read_json()
         if not betting_ok(body, max_actions):
@@ -131,7 +129,7 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
             raise rules_problem(error) from None
         return json_response(out)
 
-    return bp
+    return validate
 
 
 VALIDATE_PATH: Final = "/v1/betting/validate"
@@ -166,3 +164,17 @@ class BettingShortcut(JsonShortcut):
             return betting_ok(body, max_actions)
 
         super().__init__(max_body, check, _verdict)
+
+
+ENDPOINTS = (
+    Endpoint(
+        "POST",
+        VALIDATE_PATH,
+        VALIDATE,
+        _validate_view,
+        audit=audit.BETTING,
+        shortcut=lambda resources: BettingShortcut(
+            resources.config.max_body_bytes, resources.config.max_actions
+        ),
+    ),
+)

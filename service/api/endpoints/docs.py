@@ -7,12 +7,13 @@ origin, which both protects the page and proves (in the browser test) that it ne
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
-from flask import Blueprint, Response
+from flask import Response
 
-from service.api.contract.operation import Operation, documented
+from service.api.contract.operation import Operation
+from service.api.endpoints.endpoint import Endpoint, Resources, View
 
 SWAGGER_UI_VERSION: Final = "5.35.0"
 YAML_MEDIA_TYPE: Final = "application/yaml"
@@ -82,33 +83,44 @@ DOCS = Operation(
 )
 
 
-@dataclass
-class SpecBytes:
-    """The serialised document, filled in by the factory once every route is registered."""
+def _yaml_view(resources: Resources) -> View:
+    spec = resources.spec
 
-    yaml: bytes = b""
-    json: bytes = b""
-
-
-def blueprint(spec: SpecBytes) -> Blueprint:
-    """The routes. Their security headers (``DOCS_CSP`` on the page and its assets, nosniff,
-    no-referrer) are added by ``observe``, like every other answer's."""
-    bp = Blueprint("docs", __name__, static_folder="static", static_url_path="/docs/static")
-    page = PAGE.encode("utf-8")
-
-    @bp.get("/openapi.yaml")
-    @documented(OPENAPI_YAML)
     def openapi_yaml() -> Response:
         return Response(spec.yaml, content_type=YAML_MEDIA_TYPE)
 
-    @bp.get("/openapi.json")
-    @documented(OPENAPI_JSON)
+    return openapi_yaml
+
+
+def _json_view(resources: Resources) -> View:
+    spec = resources.spec
+
     def openapi_json() -> Response:
         return Response(spec.json, content_type="application/json")
 
-    @bp.get("/docs")
-    @documented(DOCS)
+    return openapi_json
+
+
+def _page_view(resources: Resources) -> View:
+    page = PAGE.encode("utf-8")
+
     def docs() -> Response:
         return Response(page, content_type=HTML_MEDIA_TYPE)
 
-    return bp
+    return docs
+
+
+ENDPOINTS = (
+    Endpoint("GET", "/openapi.yaml", OPENAPI_YAML, _yaml_view),
+    Endpoint("GET", "/openapi.json", OPENAPI_JSON, _json_view),
+    Endpoint(
+        "GET",
+        DOCS_PAGE,
+        DOCS,
+        _page_view,
+        page_csp=DOCS_CSP,
+        assets=Path(__file__).resolve().parent / "static",
+    ),
+)
+"""The routes. Their security headers (``DOCS_CSP`` on the page and its assets, nosniff,
+no-referrer) are added by the envelope, like every other answer's."""

@@ -10,19 +10,18 @@ from typing import Any, Final, TypeVar
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import orjson
-from flask import Blueprint, Response
+from flask import Response
 
-from service.api.config import Config
 from service.api.contract import render
 from service.api.contract.checks import hand_ok
-from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import (
     BatchScoreResponseSchema,
-    RequestSchemas,
     ScoreResponseSchema,
 )
-from service.api.envelope import budget
+from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.envelope import audit
 from service.api.envelope.body import json_response, load, read_json
 from service.api.fastpath.shortcut import JsonShortcut
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING, Suit, TrumpError
@@ -71,7 +70,7 @@ SCORE = Operation(
         "The best total over all legal declarations of four cards (docs/rules.md §3-§6), with "
         "the declaration that reaches it (ties broken by the documented fixed rule)."
     ),
-    request="hand",
+    request=lambda schemas: schemas.hand,
     response=ScoreResponseSchema,
     problems=BODY_ERRORS,
     request_examples={
@@ -95,7 +94,7 @@ BATCH = Operation(
         "Scores every hand, in input order. One bad hand rejects the whole batch with a pointer "
         'to it. `"breakdown": false` answers only the scores (the fast path).'
     ),
-    request="batch",
+    request=lambda schemas: schemas.batch,
     response=BatchScoreResponseSchema,
     problems=BODY_ERRORS,
     request_examples={
@@ -113,15 +112,9 @@ def _hand_error(error: RulesError, *prefix: PathElement) -> RulesError:
     return error.at(*prefix, "trump" if isinstance(error, TrumpError) else "cards")
 
 
-def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
-    bp = Blueprint("hands", __name__)
-    bp.record_once(budget.keeper(config))
-    hand_schema = schemas.hand()
-    batch_schema = schemas.batch()
-    max_hands = config.max_batch_hands
+def _score_view(resources: Resources) -> View:
+    hand_schema = resources.schemas.hand()
 
-    @bp.post(SCORE_PATH)
-    @documented(SCORE)
     def score() -> Response:
         body = read_json()
         if not hand_ok(body):
@@ -132,8 +125,15 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
             raise rules_problem(_hand_error(error)) from None
         return json_response(out)
 
-    @bp.post(BATCH_PATH)
-    @documented(BATCH)
+    return score
+
+
+def _batch_view(resources: Resources) -> View:
+    batch_schema = resources.schemas.batch()
+    max_hands = resources.config.max_batch_hands
+    if resources.config.build_tables:
+        _batch_tables()  # now, so that gunicorn's workers share it (preload), like the tables
+
     def batch_score() -> Response:
         with CollectorPause():
             body = read_json()
@@ -147,10 +147,7 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
                     raise RuntimeError("the batch fast path refused a body the schema accepts")
             return json_response({"results": results, "ruleset": RULESET})
 
-    if config.build_tables:
-        _batch_tables()  # now, so that gunicorn's workers share it (preload), like the tables
-
-    return bp
+    return batch_score
 
 
 SCORE_PATH: Final = "/v1/hands/score"
@@ -449,3 +446,16 @@ def pause_for_batches(wsgi_app: WSGIApplication) -> WSGIApplication:
             return wsgi_app(environ, start_response)
 
     return serve
+
+
+ENDPOINTS = (
+    Endpoint(
+        "POST",
+        SCORE_PATH,
+        SCORE,
+        _score_view,
+        audit=audit.SCORE,
+        shortcut=lambda resources: ScoreShortcut(resources.config.max_body_bytes),
+    ),
+    Endpoint("POST", BATCH_PATH, BATCH, _batch_view, audit=audit.BATCH),
+)

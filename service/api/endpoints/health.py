@@ -7,17 +7,16 @@ not killed for it (it recovers by itself once the log pipeline reads again).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Final
 
 import orjson
-from flask import Blueprint, Response
+from flask import Response
 
-from service.api.config import Config
-from service.api.contract.operation import Operation, documented
+from service.api.contract.operation import Operation
 from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.rules import RulesSchema, rules_document
 from service.api.contract.schemas import StatusSchema
+from service.api.endpoints.endpoint import Endpoint, Resources, View
 from service.api.envelope.body import static_json_response
 from service.game.scoring import tables_ready
 
@@ -176,9 +175,6 @@ READY = Operation(
 AUDIT_LAGGING: Final = "the audit log is not keeping up"
 """The detail of a 503 on ``/readyz`` while the audit sink refuses lines (``sink.AuditSink``)."""
 
-ReadyCheck = tuple[Callable[[], bool], str]
-"""A cheap readiness test (called on every probe) and the 503 detail when it says False."""
-
 _draining = False
 
 
@@ -192,26 +188,30 @@ def is_ready() -> bool:
     return tables_ready() and not _draining
 
 
-def blueprint(config: Config, ready_checks: Sequence[ReadyCheck] = ()) -> Blueprint:
-    """``ready_checks`` turn ``/readyz`` 503 while any says False (after draining and tables)."""
-    bp = Blueprint("meta", __name__)
-    checks = tuple(ready_checks)
-    rules_body = orjson.dumps(rules_document(config))
-    ok_body = orjson.dumps({"status": "ok"})
-    ready_body = orjson.dumps({"status": "ready"})
+def _rules_view(resources: Resources) -> View:
+    body = orjson.dumps(rules_document(resources.config))
 
-    @bp.get("/v1/rules")
-    @documented(RULES)
     def rules() -> Response:
-        return static_json_response(rules_body)
+        return static_json_response(body)
 
-    @bp.get("/healthz")
-    @documented(HEALTH)
+    return rules
+
+
+def _health_view(resources: Resources) -> View:
+    body = orjson.dumps({"status": "ok"})
+
     def health() -> Response:
-        return static_json_response(ok_body, no_store=True)
+        return static_json_response(body, no_store=True)
 
-    @bp.get("/readyz")
-    @documented(READY)
+    return health
+
+
+def _ready_view(resources: Resources) -> View:
+    """``resources.ready_checks`` turn ``/readyz`` 503 while any says False (after draining and
+    tables)."""
+    checks = tuple(resources.ready_checks)
+    body = orjson.dumps({"status": "ready"})
+
     def ready() -> Response:
         if not is_ready():
             detail = "shutting down" if _draining else "the scoring tables are not built yet"
@@ -219,6 +219,13 @@ def blueprint(config: Config, ready_checks: Sequence[ReadyCheck] = ()) -> Bluepr
         for check, detail in checks:
             if not check():
                 raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
-        return static_json_response(ready_body, no_store=True)
+        return static_json_response(body, no_store=True)
 
-    return bp
+    return ready
+
+
+ENDPOINTS = (
+    Endpoint("GET", "/v1/rules", RULES, _rules_view),
+    Endpoint("GET", "/healthz", HEALTH, _health_view),
+    Endpoint("GET", "/readyz", READY, _ready_view),
+)

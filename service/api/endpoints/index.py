@@ -9,11 +9,12 @@ nothing the public contract does not.
 from __future__ import annotations
 
 import orjson
-from flask import Blueprint, Response, request
+from flask import Response, request
 from marshmallow import fields
 
-from service.api.contract.operation import Operation, documented
+from service.api.contract.operation import Operation
 from service.api.contract.schemas import BaseSchema
+from service.api.endpoints.endpoint import Endpoint, Resources, View
 from service.api.envelope.body import static_json_response
 from service.game.ruleset import RULESET
 
@@ -99,20 +100,18 @@ def _prefers_html() -> bool:
     return accept.quality("text/html") > accept.quality("application/json")
 
 
-def blueprint(version: str, build: str | None) -> Blueprint:
-    bp = Blueprint("index", __name__)
+def _index_view(resources: Resources) -> View:
+    manifest = resources.manifest
     body = orjson.dumps(
         {
             "service": SERVICE_NAME,
-            "version": version,
+            "version": resources.version,
             "ruleset": RULESET,
-            "build": build,
+            "build": manifest.digest if manifest is not None else None,
             "links": LINKS,
         }
     )
 
-    @bp.get("/")
-    @documented(INDEX)
     def index() -> Response:
         if _prefers_html():
             # A person with a browser: the adjudicator's page. The Location is a path, never
@@ -120,4 +119,7 @@ def blueprint(version: str, build: str | None) -> Blueprint:
             return Response(status=303, headers={"Location": PAGE, "Cache-Control": "no-store"})
         return static_json_response(body)
 
-    return bp
+    return index
+
+
+ENDPOINTS = (Endpoint("GET", "/", INDEX, _index_view),)

@@ -6,12 +6,14 @@ else (the shoe limit included) and its refusals become 422 problems pointing int
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Response
 
 from service.api.contract import render
-from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
-from service.api.contract.schemas import OddsResponseSchema, RequestSchemas
+from service.api.contract.schemas import OddsResponseSchema
+from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.envelope import audit
 from service.api.envelope.body import json_response, load, read_json
 from service.game.errors import RulesError
 from service.game.odds import hand_odds
@@ -73,7 +75,7 @@ ODDS = Operation(
         "card more than 6 times: 422 `SHOE_EXCEEDED`; too few cards left to deal every "
         "opponent: 422 `SHOE_TOO_SMALL`."
     ),
-    request="odds",
+    request=lambda schemas: schemas.odds,
     response=OddsResponseSchema,
     problems=BODY_ERRORS,
     request_examples={
@@ -88,12 +90,9 @@ ODDS = Operation(
 )
 
 
-def blueprint(schemas: RequestSchemas) -> Blueprint:
-    bp = Blueprint("odds", __name__)
-    schema = schemas.odds()
+def _odds_view(resources: Resources) -> View:
+    schema = resources.schemas.odds()
 
-    @bp.post("/v1/hands/odds")
-    @documented(ODDS)
     def odds() -> Response:
         body = load(schema, read_json())
         try:
@@ -109,4 +108,7 @@ def blueprint(schemas: RequestSchemas) -> Blueprint:
             raise rules_problem(error) from None
         return json_response(render.odds(result))
 
-    return bp
+    return odds
+
+
+ENDPOINTS = (Endpoint("POST", "/v1/hands/odds", ODDS, _odds_view, audit=audit.ODDS),)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Response
 
-from service.api.config import Config
 from service.api.contract import render
 from service.api.contract.checks import betting_ok
-from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
-from service.api.contract.schemas import RequestSchemas, SettleResponseSchema
+from service.api.contract.schemas import SettleResponseSchema
 from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.envelope import audit
 from service.api.envelope.body import json_response, load, read_json
 from service.game.errors import RulesError
 from service.game.ruleset import RULESET
@@ -108,7 +109,7 @@ SETTLE = Operation(
         "refused with 422 and a code (`ROUND_INVALID`, `ROUND_NOT_FINISHED`, `HANDS_MISMATCH`, "
         "or a card, hand or shoe code)."
     ),
-    request="settle",
+    request=lambda schemas: schemas.settle,
     response=SettleResponseSchema,
     problems=BODY_ERRORS,
     request_examples={
@@ -141,13 +142,10 @@ SETTLE = Operation(
 )
 
 
-def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
-    bp = Blueprint("rounds", __name__)
-    schema = schemas.settle()
-    max_actions = config.max_actions
+def _settle_view(resources: Resources) -> View:
+    schema = resources.schemas.settle()
+    max_actions = resources.config.max_actions
 
-    @bp.post("/v1/rounds/settle")
-    @documented(SETTLE)
     def settle() -> Response:
         body = read_json()
         if not betting_ok(body, max_actions, settle=True):
@@ -169,4 +167,7 @@ def blueprint(schemas: RequestSchemas, config: Config) -> Blueprint:
         out["ruleset"] = RULESET
         return json_response(out)
 
-    return bp
+    return settle
+
+
+ENDPOINTS = (Endpoint("POST", "/v1/rounds/settle", SETTLE, _settle_view, audit=audit.SETTLE),)

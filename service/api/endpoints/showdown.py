@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response
+from flask import Response
 
 from service.api.contract import render
 from service.api.contract.checks import showdown_ok
-from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
-from service.api.contract.schemas import RequestSchemas, ShowdownResponseSchema
+from service.api.contract.schemas import ShowdownResponseSchema
+from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.envelope import audit
 from service.api.envelope.body import json_response, load, read_json
 from service.game.errors import PathElement, RulesError
 from service.game.ruleset import RULESET
@@ -50,7 +52,7 @@ SHOWDOWN = Operation(
         "(docs/rules.md §8). Two hands that one shoe cannot hold (some card more than 6 times "
         "between them) are refused with 422 and code `SHOE_EXCEEDED`."
     ),
-    request="showdown",
+    request=lambda schemas: schemas.showdown,
     response=ShowdownResponseSchema,
     problems=BODY_ERRORS,
     request_examples={
@@ -74,12 +76,9 @@ def _anchor(path: tuple[PathElement, ...]) -> tuple[PathElement, ...]:
     return ("hands", *path)
 
 
-def blueprint(schemas: RequestSchemas) -> Blueprint:
-    bp = Blueprint("showdown", __name__)
-    schema = schemas.showdown()
+def _showdown_view(resources: Resources) -> View:
+    schema = resources.schemas.showdown()
 
-    @bp.post("/v1/showdown")
-    @documented(SHOWDOWN)
     def compare() -> Response:
         body = read_json()
         if not showdown_ok(body):
@@ -94,4 +93,7 @@ def blueprint(schemas: RequestSchemas) -> Blueprint:
         out["ruleset"] = RULESET
         return json_response(out)
 
-    return bp
+    return compare
+
+
+ENDPOINTS = (Endpoint("POST", "/v1/showdown", SHOWDOWN, _showdown_view, audit=audit.SHOWDOWN),)

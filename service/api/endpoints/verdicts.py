@@ -25,18 +25,18 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from flask import Blueprint, Response
+from flask import Response
 from marshmallow import fields, validate
 
-from service.api.contract.operation import BODY_ERRORS, Operation, documented
+from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.schemas import BaseSchema
+from service.api.endpoints.endpoint import Endpoint, Resources, View
 from service.api.envelope import exchange
 from service.api.envelope.audit import KINDS, SIGNED_ROUTES
 from service.api.envelope.body import json_response, load, read_json, static_json_response
 from service.game.ruleset import RULESET
-from service.integrity import Manifest
-from service.receipts import Keyring, Reason, request_digest, verify_receipt
+from service.receipts import Reason, request_digest, verify_receipt
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -234,15 +234,18 @@ VERIFY = Operation(
 )
 
 
-def blueprint(
-    keyring: Keyring | None,
-    manifest: Manifest | None,
-    version: str,
-    judge: Callable[[], WSGIApplication],
-) -> Blueprint:
-    """``judge``: the Flask app inside the envelope (known once the envelope is installed)."""
-    bp = Blueprint("verdicts", __name__)
+def _jwks_view(resources: Resources) -> View:
+    keyring = resources.keyring
     jwks_body = orjson.dumps(keyring.jwks() if keyring is not None else {"keys": []})
+
+    def keys() -> Response:
+        return Response(jwks_body, content_type="application/jwk-set+json")
+
+    return keys
+
+
+def _build_view(resources: Resources) -> View:
+    manifest, version = resources.manifest, resources.version
     build_digest = manifest.digest if manifest is not None else ""
     build_body = (
         orjson.dumps(
@@ -256,22 +259,22 @@ def blueprint(
         if manifest is not None
         else None
     )
-    jwks = orjson.loads(jwks_body)
 
-    @bp.get(JWKS_PATH)
-    @documented(JWKS)
-    def keys() -> Response:
-        return Response(jwks_body, content_type="application/jwk-set+json")
-
-    @bp.get("/v1/build")
-    @documented(BUILD)
     def build() -> Response:
         if build_body is None:
             raise Problem(NOT_READY, "the build manifest cannot be computed")
         return static_json_response(build_body)
 
-    @bp.post(VERIFY_PATH)
-    @documented(VERIFY)
+    return build
+
+
+def _verify_view(resources: Resources) -> View:
+    """Re-adjudicates on ``resources.inner``: the Flask app inside the envelope."""
+    keyring, manifest, version = resources.keyring, resources.manifest, resources.version
+    judge = resources.inner
+    jwks = orjson.loads(orjson.dumps(keyring.jwks() if keyring is not None else {"keys": []}))
+    build_digest = manifest.digest if manifest is not None else ""
+
     def verify() -> Response:
         body = load(VerifyRequestSchema(), read_json())
         endpoint: str = body["endpoint"]
@@ -316,7 +319,14 @@ def blueprint(
             }
         )
 
-    return bp
+    return verify
+
+
+ENDPOINTS = (
+    Endpoint("GET", JWKS_PATH, JWKS, _jwks_view),
+    Endpoint("GET", "/v1/build", BUILD, _build_view),
+    Endpoint("POST", VERIFY_PATH, VERIFY, _verify_view),
+)
 
 
 def _replay(app: WSGIApplication, endpoint: str, body: bytes) -> tuple[int, bytes]:

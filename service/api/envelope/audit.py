@@ -303,16 +303,25 @@ def betting_reason(payload: Any) -> str:
         return "unknown"
 
 
-KINDS: Final[dict[str, Kind]] = {
-    "/v1/hands/score": Kind(_hand, _hand_is_canonical, _summary_score, _one),
-    "/v1/hands/batch-score": Kind(_batch, _never, _summary_batch, _batch_hands, True),
-    "/v1/hands/odds": Kind(_hand, _hand_is_canonical, _summary_odds, _one),
-    "/v1/showdown": Kind(_showdown, _showdown_is_canonical, _summary_showdown, _two),
-    "/v1/betting/validate": Kind(_as_sent, _always, _summary_betting, betting=True),
-    "/v1/rounds/settle": Kind(_settle, _settle_is_canonical, _summary_settle, _settled_hands),
-}
-"""Endpoints that judge something. Any other route's body is canonical as sent (keys sorted)."""
+SCORE: Final = Kind(_hand, _hand_is_canonical, _summary_score, _one)
+BATCH: Final = Kind(_batch, _never, _summary_batch, _batch_hands, True)
+ODDS: Final = Kind(_hand, _hand_is_canonical, _summary_odds, _one)
+SHOWDOWN: Final = Kind(_showdown, _showdown_is_canonical, _summary_showdown, _two)
+BETTING: Final = Kind(_as_sent, _always, _summary_betting, betting=True)
+SETTLE: Final = Kind(_settle, _settle_is_canonical, _summary_settle, _settled_hands)
 PLAIN: Final = Kind(_as_sent, _always, _none)
+"""Any route that judges nothing: its body is canonical as sent (keys sorted)."""
+KINDS: Final[dict[str, Kind]] = {
+    "/v1/hands/score": SCORE,
+    "/v1/hands/batch-score": BATCH,
+    "/v1/hands/odds": ODDS,
+    "/v1/showdown": SHOWDOWN,
+    "/v1/betting/validate": BETTING,
+    "/v1/rounds/settle": SETTLE,
+}
+"""The verdict kinds by endpoint path, for checking a receipt away from the service
+(``service.receipts``, which must not import the web layer). The service itself takes each
+route's kind from its endpoint record; a test keeps this table equal to the registry's."""
 SIGNED_ROUTES: Final = frozenset(KINDS)
 """The verdict endpoints: their 200 answers carry a signed receipt when a key is configured."""
 

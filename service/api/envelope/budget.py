@@ -19,11 +19,9 @@ can reach, so no valid request is ever refused by it, and an operator who raises
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Final
 
-from flask import current_app, has_app_context
-from flask.blueprints import BlueprintSetupState
+from flask import Flask, current_app, has_app_context
 
 from service.api.config import Config
 from service.api.contract.fields import PLAYER_MAX_LENGTH
@@ -60,15 +58,9 @@ pre-dispatch serves the ordinary requests fast, and never parses a hostile body 
 does it again."""
 
 
-def keeper(config: Config) -> Callable[[BlueprintSetupState], None]:
-    """For ``Blueprint.record_once``: the app registering the blueprint keeps ``config``'s budget,
-    which ``current_budget`` finds while it serves."""
-    budget = value_budget(config)
-
-    def keep(state: BlueprintSetupState) -> None:
-        state.app.config[CONFIG_KEY] = budget
-
-    return keep
+def keep(app: Flask, config: Config) -> None:
+    """Make ``config``'s budget the one ``current_budget`` finds while ``app`` serves."""
+    app.config[CONFIG_KEY] = value_budget(config)
 
 
 def values_bound(data: bytes) -> int:

@@ -22,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from service.api.config import ANY_ORIGIN
+
 ALLOWED_HEADERS: Final = "Authorization, Content-Type, X-Request-ID"
 EXPOSED_HEADERS: Final = "X-Request-ID, Retry-After, Verdict-Receipt"
 MAX_AGE_SECONDS: Final = 600
-ANY: Final = "*"
+ANY: Final = ANY_ORIGIN
 
 
 class Cors:
@@ -64,17 +66,3 @@ class Cors:
             ("Vary", "Origin"),
             ("Content-Length", "0"),
         ]
-
-
-def parse_origins(raw: str) -> tuple[str, ...]:
-    """``CORS_ORIGINS``: comma-separated origins (``https://game.example``) or ``*``."""
-    origins = tuple(o.strip().rstrip("/") for o in raw.split(",") if o.strip())
-    for origin in origins:
-        if origin == ANY:
-            continue
-        scheme, sep, host = origin.partition("://")
-        if not sep or scheme not in ("http", "https") or not host or "/" in host:
-            raise ValueError(
-                f"CORS_ORIGINS: {origin!r} is not an origin (scheme://host[:port], or *)"
-            )
-    return origins

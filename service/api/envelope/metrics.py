@@ -34,7 +34,6 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any, Final
 
-from flask import Blueprint, Response
 from prometheus_client import (
     CollectorRegistry,
     Counter,
@@ -43,12 +42,9 @@ from prometheus_client import (
     generate_latest,
     values,
 )
-from prometheus_client.exposition import CONTENT_TYPE_PLAIN_0_0_4
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
-
-from service.api.contract.operation import Operation, documented
 
 log = logging.getLogger("service.api.metrics")
 
@@ -72,19 +68,6 @@ LATENCY_BUCKETS: Final = (
     30.0,
 )
 """From a cached score (~0.3 ms) to a worker timeout (30 s)."""
-
-METRICS = Operation(
-    operation_id="getMetrics",
-    summary="Prometheus metrics",
-    tag="operations",
-    description=(
-        "Request counts and latency by endpoint and status, hands scored, betting verdicts by "
-        "reason code and build info, in the Prometheus text format (0.0.4), summed over every "
-        "worker. Open even when API keys are configured."
-    ),
-    response_media="text/plain",
-    raw_response={"type": "string"},
-)
 
 
 class BuildInfo(Collector):
@@ -239,17 +222,3 @@ class Metrics:
 
 def _mmap_backed() -> bool:
     return getattr(values.ValueClass, "__name__", "") == "MmapedValue"
-
-
-def blueprint(metrics: Metrics) -> Blueprint:
-    bp = Blueprint("metrics", __name__)
-    headers = {"Cache-Control": "no-store"}
-
-    @bp.get("/metrics")
-    @documented(METRICS)
-    def scrape() -> Response:
-        return Response(
-            metrics.exposition(), content_type=CONTENT_TYPE_PLAIN_0_0_4, headers=headers
-        )
-
-    return bp

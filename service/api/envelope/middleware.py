@@ -28,7 +28,7 @@ A ``HEAD`` answer never carries a body, whoever made it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Final
 
@@ -36,13 +36,12 @@ from flask import Flask
 
 from service.api.contract.i18n import LANGUAGES, N_, negotiate
 from service.api.contract.problems import AUDIT_UNAVAILABLE, UNAUTHORIZED, Problem
-from service.api.endpoints.docs import DOCS_CSP, DOCS_PAGE
 from service.api.envelope import audit, auth
-from service.api.envelope.audit import SIGNED_ROUTES
+from service.api.envelope.audit import PLAIN
 from service.api.envelope.cors import Cors
 from service.api.envelope.deadline import BodyDeadlines
 from service.api.envelope.exchange import Exchange, local
-from service.api.envelope.routes import RESOLUTION_KEY, Route, Router, Shortcut
+from service.api.envelope.routes import RESOLUTION_KEY, Route, RouteDeclaration, Router
 from service.receipts import RECEIPT_HEADER, Signer
 
 if TYPE_CHECKING:
@@ -53,22 +52,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("service.api.audit")
 
 MAX_METHOD_LOGGED: Final = 16
-PAGE_CSP: Final = "; ".join(
-    (
-        "default-src 'none'",
-        "script-src 'self'",
-        "style-src 'self'",
-        "img-src 'self' data:",
-        "connect-src 'self'",
-        "base-uri 'none'",
-        "form-action 'none'",
-        "frame-ancestors 'none'",
-    )
-)
-"""The adjudicator's page: its own scripts and styles only, nothing inline, calls to this origin."""
-PAGES: Final = {DOCS_PAGE: DOCS_CSP, "/adjudicate": PAGE_CSP}
-"""The HTML pages, each with the policy it and its assets (``<page>/static/...``) get."""
-
 Sink = Callable[[bytes], "bool | None"]
 """Takes one audit line; ``False`` (or an exception) means it was not taken."""
 
@@ -161,7 +144,7 @@ class Observer:
             local.exchange = None
             if watched:
                 deadlines.forget(ex)  # type: ignore[union-attr]
-        if self.signer is not None and ex.judged and route.label in SIGNED_ROUTES:
+        if self.signer is not None and ex.judged and route.kind is not PLAIN:
             self._sign(ex, route, held)
         if not self._record(ex, route, environ, perf_counter() - started) and ex.judged:
             _close(body)
@@ -317,7 +300,7 @@ def install(
     version: str,
     ruleset: str,
     body_timeout: float | None = None,
-    shortcuts: dict[str, Shortcut] | None = None,
+    declarations: Mapping[str, RouteDeclaration],
     cors_origins: tuple[str, ...] = (),
     signer: Signer | None = None,
 ) -> Observer:
@@ -325,7 +308,7 @@ def install(
     URL map, so a route added later would be unmatched)."""
     observer = Observer(
         app.wsgi_app,
-        Router(app.url_map, pages=PAGES, shortcuts=shortcuts),
+        Router(app.url_map, declarations),
         sink=sink,
         metrics=metrics,
         keys=keys,

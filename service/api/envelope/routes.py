@@ -37,7 +37,7 @@ from flask.ctx import RequestContext
 from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, RequestRedirect, Rule
 
-from service.api.envelope.audit import KINDS, PLAIN, Kind
+from service.api.envelope.audit import PLAIN, Kind
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
@@ -57,6 +57,20 @@ NOSNIFF: Final = ("X-Content-Type-Options", "nosniff")
 API_CSP: Final = ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'")
 REFERRER: Final = ("Referrer-Policy", "no-referrer")
 API_HEADERS: Final = (NOSNIFF, API_CSP, REFERRER)
+
+
+@dataclass(frozen=True, slots=True)
+class RouteDeclaration:
+    """What a route declares to the envelope (from its endpoint record): everything else about
+    it (label, protection, headers) follows from its rule."""
+
+    kind: Kind = PLAIN
+    page_csp: str | None = None
+    shortcut: Shortcut | None = None
+
+
+UNDECLARED: Final = RouteDeclaration()
+"""A route no endpoint declares (a page's assets): audited as sent, no shortcut."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,20 +108,20 @@ def is_protected_template(template: str) -> bool:
 class Router:
     """Resolves requests against the app's URL map (built once every route is registered)."""
 
-    def __init__(
-        self,
-        url_map: Map,
-        *,
-        pages: Mapping[str, str],
-        shortcuts: Mapping[str, Shortcut] | None = None,
-    ) -> None:
-        """``pages``: each HTML page's path and the Content-Security-Policy it and its assets
-        get; every other route gets ``API_CSP`` (nothing may run as a page)."""
+    def __init__(self, url_map: Map, declarations: Mapping[str, RouteDeclaration]) -> None:
+        """``declarations``: what each route (by rule template) declares: its audit kind, its
+        page policy (a page's assets, ``<page>/static/...``, get the page's) and its shortcut.
+        A route declaring no page policy gets ``API_CSP``: nothing may run as a page."""
         if not isinstance(url_map, StrictMap):
             raise TypeError("the router needs a StrictMap (use ResolvedFlask)")
         self._map = url_map
         self._routes: dict[str, Route] = {}
         self._exact: dict[tuple[str, str], Resolution] = {}
+        pages = {
+            template: declared.page_csp
+            for template, declared in declarations.items()
+            if declared.page_csp is not None
+        }
         for rule in url_map.iter_rules():
             if rule.merge_slashes or rule.redirect_to is not None or not rule.strict_slashes:
                 raise ValueError(f"{rule.rule}: a route may not merge slashes or redirect")
@@ -116,12 +130,13 @@ class Router:
             headers = API_HEADERS
             if page is not None:
                 headers = (NOSNIFF, ("Content-Security-Policy", pages[page]), REFERRER)
+            declared = declarations.get(template, UNDECLARED)
             route = Route(
                 page + STATIC if rule.arguments and page is not None else template,
-                KINDS.get(template, PLAIN),
+                declared.kind,
                 headers,
                 is_protected_template(template),
-                (shortcuts or {}).get(template),
+                declared.shortcut,
             )
             self._routes[template] = route
             if not rule.arguments:
