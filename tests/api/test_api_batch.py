@@ -1,7 +1,7 @@
 """The batch endpoint's fast path (``hands._batch_results``) against the slow path it replaces.
 
 The fast path checks and scores in one pass and answers with pre-encoded fragments. It must accept
-exactly what ``fastcheck.batch_ok`` (and so the schema) accepts, answer byte for byte what the
+exactly what the schema accepts, answer byte for byte what the
 rendering of ``score_hand`` answers, and leave every refusal to the schema, so that the problem
 document and its pointers are those of the schema alone.
 """
@@ -18,18 +18,20 @@ from typing import Any
 
 import orjson
 import pytest
-from api_support import ok, pointers, problem
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
-from test_api_fastcheck import LIMIT, batch_bodies, mutated
 
+from service.api.app import create_app
+from service.api.config import Config
 from service.api.contract import render
-from service.api.contract.checks import batch_ok
 from service.api.endpoints import hands
+from service.api.envelope import audit
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 from service.game.ruleset import RULESET
 from service.game.scoring import score_hand
+from tests.api.api_support import ok, pointers, problem
+from tests.api.test_api_fastcheck import LIMIT, SCHEMAS, batch_bodies, mutated, schema_accepts
 
 BATCH = "/v1/hands/batch-score"
 SPELLINGS = sorted(CARD_BY_SPELLING)
@@ -63,19 +65,26 @@ def random_hands(n: int, seed: int) -> list[dict[str, Any]]:
 
 @pytest.fixture()
 def slow_client(app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]:
-    """The app with the fast path refusing every body the first time: the schema judges all."""
-    real = hands._batch_results
+    """The app with the fast path refusing every body the first time (and the raw-bytes path
+    off): the schema judges all."""
+    real = hands._judge
     refuse = itertools.cycle([True, False])
 
-    def first_refused(body: Any, max_hands: int) -> Any:
-        return None if next(refuse) else real(body, max_hands)
+    def first_refused(body: Any, top_ok: Any) -> Any:
+        return None if next(refuse) else real(body, top_ok)
 
-    monkeypatch.setattr(hands, "_batch_results", first_refused)
+    monkeypatch.setattr(hands, "_judge", first_refused)
+    monkeypatch.setattr(hands, "_answer_raw", lambda *args: None)
     with app.test_client() as client:
         yield client
 
 
-# --- acceptance: exactly batch_ok -------------------------------------------------------------
+def batch_ok(body: Any, limit: int) -> bool:
+    assert limit == LIMIT
+    return schema_accepts(SCHEMAS.batch(), body)
+
+
+# --- acceptance: exactly the schema's ----------------------------------------------------------
 
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -288,3 +297,180 @@ def test_a_collector_disabled_by_someone_else_stays_disabled() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# --- the raw-bytes path: same answers, same digests, same refusals as the ordinary read ---------
+
+
+class _Audited:
+    """An app whose audit lines land in a list, and its twin with the raw-bytes path off."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self.app = create_app(Config(), audit_sink=self.lines.append)
+
+        self.raw_answers = 0
+        """Requests the raw-bytes path answered."""
+        self.spans = 0
+        """Digests taken over the raw text."""
+
+    def post(self, data: bytes, raw: bool) -> tuple[int, bytes, dict[str, Any]]:
+        real, span = hands._answer_raw, audit._canonical_hands
+
+        def answer_raw(*args: Any) -> Any:
+            answered = real(*args)
+            self.raw_answers += answered is not None
+            return answered
+
+        def canonical_hands(*args: Any) -> Any:
+            found = span(*args)
+            self.spans += found is not None
+            return found
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(audit, "_canonical_hands", canonical_hands)
+            patch.setattr(hands, "_answer_raw", answer_raw if raw else lambda *args: None)
+            with self.app.test_client() as client:
+                answer = client.post(BATCH, data=data, content_type="application/json")
+        return answer.status_code, answer.get_data(), orjson.loads(self.lines[-1])
+
+
+@pytest.fixture(scope="module")
+def audited() -> _Audited:
+    return _Audited()
+
+
+def _spellings(rng: random.Random, hands_: list[dict[str, Any]], aliases: bool) -> str:
+    """``hands_`` as JSON text written by hand: keys in either order, spacing, escapes, aliases."""
+    parts = []
+    for hand in hands_:
+        cards = [rng.choice(_ALIASES[c]) if aliases else c for c in hand["cards"]]
+        members = [f'"cards":[{",".join(_string(rng, c, aliases) for c in cards)}]']
+        if "trump" in hand:
+            trump = hand["trump"]
+            members.append(f'"trump":{"null" if trump is None else _string(rng, trump, aliases)}')
+        if aliases and rng.random() < 0.3:
+            members.reverse()
+        parts.append("{" + ",".join(members) + "}")
+    return "[" + ",".join(parts) + "]"
+
+
+def _string(rng: random.Random, text: str, escapes: bool) -> str:
+    if escapes and rng.random() < 0.1:
+        return '"' + "".join(f"\\u{ord(ch):04x}" for ch in text) + '"'
+    return orjson.dumps(text).decode()
+
+
+_ALIASES: dict[str, list[str]] = {}
+for _spelling, _card in CARD_BY_SPELLING.items():
+    _ALIASES.setdefault(_card.code, []).append(_spelling)
+
+
+def _canonical_hands(n: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    codes = sorted(_ALIASES)
+    out: list[dict[str, Any]] = []
+    for _ in range(n):
+        hand: dict[str, Any] = {"cards": [rng.choice(codes) for _ in range(4)]}
+        trump = rng.choice([None, "S", "C", "H", "D", "absent"])
+        if trump != "absent":
+            hand["trump"] = trump
+        out.append(hand)
+    return out
+
+
+LAYOUTS = [
+    '{{"hands":{hands}}}',
+    '{{"hands":{hands},"breakdown":{flag}}}',
+    '{{"breakdown":{flag},"hands":{hands}}}',
+    '{{ "hands": {hands}, "breakdown": {flag} }}',
+    '{{"hands":{hands},\n"breakdown":{flag}}}',
+    '{{"h\\u0061nds":{hands},"breakdown":{flag}}}',
+]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("flag", ["false", "true"])
+@pytest.mark.parametrize("aliases", [False, True])
+def test_raw_path_answers_and_digests_as_the_ordinary_read(
+    audited: _Audited, layout: str, flag: str, aliases: bool
+) -> None:
+    from service.api.envelope.audit import canonical_body, sha256
+
+    rng = random.Random(f"{layout}{flag}{aliases}")
+    answered, spans = audited.raw_answers, audited.spans
+    for size in (1, 7, 300):
+        text = layout.format(
+            hands=_spellings(rng, _canonical_hands(size, size), aliases), flag=flag
+        )
+        data = text.encode()
+        status, answer, record = audited.post(data, raw=True)
+        slow_status, slow_answer, slow_record = audited.post(data, raw=False)
+        assert status == slow_status == 200, answer
+        assert answer == slow_answer
+        assert record["body_sha256"] == slow_record["body_sha256"]
+        assert record["body_sha256"] == sha256(canonical_body(BATCH, orjson.loads(data)))
+        assert record["response_sha256"] == slow_record["response_sha256"]
+        assert record["verdict"] == slow_record["verdict"] == {"hands": size}
+    assert audited.raw_answers == answered + 3  # every one answered by the raw path
+    canonical = not aliases and layout.count(" ") + layout.count("\n") + layout.count("\\") == 0
+    assert audited.spans == spans + (3 if canonical else 0)  # hashed as sent when canonical
+
+
+REPEATED = [
+    b'{"hands":[{"cards":["KS","QS","JS","JC"],"cards":["KS","QS","JS","9C"]}]}',
+    b'{"hands":[{"cards":["KS","QS","JS","JC"],"trump":"S","trump":"H"}]}',
+    b'{"hands":[{"trump":"S","cards":["KS","QS","JS","JC"],"trump":null}]}',
+    b'{"hands":[],"hands":[{"cards":["KS","QS","JS","JC"]}]}',
+    b'{"hands":{"a:b":1},"hands":[{"cards":["KS","QS","JS","JC"]}]}',
+    b'{"breakdown":true,"hands":[{"cards":["KS","QS","JS","JC"]}],"breakdown":false}',
+    b'{"hands":[{"cards":{"x":1},"cards":["KS","QS","JS","JC"]}],"breakdown":false}',
+    b'{"hands":[{"cards":["KS","QS","JS","JC"],"tr\\u0075mp":"S","trump":"S"}]}',
+]
+
+
+@pytest.mark.parametrize("data", REPEATED)
+def test_raw_path_leaves_repeated_keys_to_the_ordinary_read(audited: _Audited, data: bytes) -> None:
+    status, answer, record = audited.post(data, raw=True)
+    slow_status, slow_answer, slow_record = audited.post(data, raw=False)
+    assert status == slow_status == 400
+    assert answer == slow_answer
+    assert b"repeats the key" in answer
+    assert record["body_sha256"] == slow_record["body_sha256"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batch_bodies.flatmap(mutated))
+def test_raw_path_is_the_ordinary_read_on_any_body(body: Any) -> None:
+    audited = _AUDITED[0] if _AUDITED else _AUDITED.append(_Audited()) or _AUDITED[0]
+    data = orjson.dumps(body)
+    status, answer, record = audited.post(data, raw=True)
+    slow_status, slow_answer, slow_record = audited.post(data, raw=False)
+    assert (status, answer) == (slow_status, slow_answer)
+    assert record.get("body_sha256") == slow_record.get("body_sha256")
+
+
+_AUDITED: list[_Audited] = []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"hands":[{"trump":"S","cards":["KS","QS","JS","JC"]}]}',
+        b'{"hands":[{"cards":["KS","QS","JS","JC"]},{"trump":null,"cards":["9S","9S","9S","9S"]}]}',
+        b'{"breakdown":false,"hands":[{"cards":["KS","QS","JS","J\\u0043"],"trump":"H"}]}',
+        b'{"breakdown":false,"hands":[{"cards":["KS","QS","JS","JC"],"trump":"h"}]}',
+        b'{"hands":[{"cards":["KS","QS","JS","JC"],"trump":null}],"breakdown":true}',
+        b'{"hands":[{"cards":["10S","QS","JS","TS"]}],"breakdown":false}',
+        b'{"hands":[{"cards":["10S","QS","JS","JC"]}],"breakdown":false}\n',
+    ],
+)
+def test_raw_path_digest_of_near_canonical_bodies(audited: _Audited, data: bytes) -> None:
+    from service.api.envelope.audit import canonical_body, sha256
+
+    status, answer, record = audited.post(data, raw=True)
+    slow_status, slow_answer, slow_record = audited.post(data, raw=False)
+    assert status == slow_status == 200
+    assert answer == slow_answer
+    assert record["body_sha256"] == slow_record["body_sha256"]
+    assert record["body_sha256"] == sha256(canonical_body(BATCH, orjson.loads(data)))

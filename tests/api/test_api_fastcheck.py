@@ -1,4 +1,5 @@
-"""The hand-written fast checks accept exactly what the marshmallow schemas accept.
+"""The checks derived from the marshmallow schemas (``checks.derive``) accept exactly what the
+schemas accept, and every schema a fast path uses compiles.
 
 Bodies are generated valid, then mutated at random (values swapped for arbitrary JSON, keys dropped
 or added, lists grown or shrunk), so both sides of every boundary get exercised.
@@ -14,8 +15,9 @@ from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError
 
 from service.api.config import Config
-from service.api.contract import checks as fastcheck
-from service.api.contract.schemas import request_schemas
+from service.api.contract import checks
+from service.api.contract.checks import NotCompilable, derive
+from service.api.contract.schemas import ActionSchema, HandSchema, request_schemas
 from service.game.betting import MAX_MONEY
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
@@ -144,6 +146,16 @@ betting_optional = {
     "actions": st.lists(actions, max_size=LIMIT),
 }
 betting_bodies = st.fixed_dictionaries(betting_fields, optional=betting_optional)
+odds_bodies = st.fixed_dictionaries(
+    {"cards": hands},
+    optional={
+        "trump": trumps,
+        "seen": st.lists(cards, max_size=3),
+        "opponents": mostly(st.integers(1, 3), st.sampled_from([0, 4, True, 1.0])),
+        "samples": mostly(st.integers(1, 20_000), st.sampled_from([0, 20_001])),
+        "seed": mostly(st.integers(0, 2**32), st.sampled_from([-1, 2**64])),
+    },
+)
 settle_bodies = st.fixed_dictionaries(
     betting_fields,
     optional={
@@ -163,7 +175,13 @@ def schema_accepts(schema: Schema, body: Any) -> bool:
 
 
 def check(fast: Callable[[Any], bool], schema: Schema, body: Any) -> None:
-    assert fast(body) == schema_accepts(schema, body), body
+    assert fast(body) == schema_accepts(schema, body), (body, checks.source_of(fast))
+
+
+DERIVED = {
+    name: derive(getattr(SCHEMAS, name)())
+    for name in ("hand", "batch", "showdown", "betting", "settle", "odds")
+}
 
 
 PROPERTY = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -172,36 +190,111 @@ PROPERTY = settings(max_examples=400, deadline=None, suppress_health_check=[Heal
 @PROPERTY
 @given(hand_bodies.flatmap(mutated))
 def test_hand(body: Any) -> None:
-    check(fastcheck.hand_ok, SCHEMAS.hand(), body)
+    check(DERIVED["hand"], SCHEMAS.hand(), body)
 
 
 @PROPERTY
 @given(batch_bodies.flatmap(mutated))
 def test_batch(body: Any) -> None:
-    check(lambda b: fastcheck.batch_ok(b, LIMIT), SCHEMAS.batch(), body)
+    check(DERIVED["batch"], SCHEMAS.batch(), body)
 
 
 @PROPERTY
 @given(showdown_bodies.flatmap(mutated))
 def test_showdown(body: Any) -> None:
-    check(fastcheck.showdown_ok, SCHEMAS.showdown(), body)
+    check(DERIVED["showdown"], SCHEMAS.showdown(), body)
 
 
 @PROPERTY
 @given(betting_bodies.flatmap(mutated))
 def test_betting(body: Any) -> None:
-    check(lambda b: fastcheck.betting_ok(b, LIMIT), SCHEMAS.betting(), body)
+    check(DERIVED["betting"], SCHEMAS.betting(), body)
 
 
 @PROPERTY
 @given(settle_bodies.flatmap(mutated))
 def test_settle(body: Any) -> None:
-    check(lambda b: fastcheck.betting_ok(b, LIMIT, settle=True), SCHEMAS.settle(), body)
+    check(DERIVED["settle"], SCHEMAS.settle(), body)
+
+
+@PROPERTY
+@given(odds_bodies.flatmap(mutated))
+def test_odds(body: Any) -> None:
+    check(DERIVED["odds"], SCHEMAS.odds(), body)
 
 
 @PROPERTY
 @given(json_values)
 def test_arbitrary_json_is_judged_alike(body: Any) -> None:
-    check(fastcheck.hand_ok, SCHEMAS.hand(), body)
-    check(fastcheck.showdown_ok, SCHEMAS.showdown(), body)
-    check(lambda b: fastcheck.betting_ok(b, LIMIT), SCHEMAS.betting(), body)
+    for name, derived in DERIVED.items():
+        check(derived, getattr(SCHEMAS, name)(), body)
+
+
+def test_the_by_name_checks_are_the_schemas() -> None:
+    assert checks.showdown_ok(
+        {"hands": [{"player": "a", "cards": ["KS"] * 4}, {"player": "b", "cards": ["9S"] * 4}]}
+    )
+    assert not checks.showdown_ok(
+        {"hands": [{"player": "a", "cards": ["KS"] * 4}, {"player": "a", "cards": ["9S"] * 4}]}
+    )
+    assert checks.betting_ok({"players": ["a", "b"], "dealer": "b", "ante": 1}, 3)
+    assert not checks.betting_ok({"players": ["a", "b"], "dealer": "b", "ante": 1, "trace": 1}, 3)
+    assert checks.betting_ok(
+        {"players": ["a", "b"], "dealer": "b", "ante": 1, "hands": None}, 3, settle=True
+    )
+
+
+# --- every schema a fast path uses compiles; what cannot be compiled is refused -----------------
+
+
+def test_every_fast_path_schema_compiles() -> None:
+    """The request schemas of the app (their derived checks serve the score and betting
+    pre-dispatch, the views' fast checks and the batch loop), under the default limits too."""
+    for schemas in (SCHEMAS, request_schemas(Config(build_tables=False))):
+        for name in ("hand", "batch", "showdown", "betting", "settle", "odds"):
+            derive(getattr(schemas, name)())
+    for item in (HandSchema(), ActionSchema()):  # the item checks of ``guard.explain``
+        derive(item)
+
+
+def test_what_the_compiler_does_not_know_is_not_compiled() -> None:
+    from marshmallow import EXCLUDE, fields, validate, validates, validates_schema
+
+    class Loose(Schema):
+        class Meta:
+            unknown = EXCLUDE
+
+        a = fields.Integer()
+
+    class Email(Schema):
+        a = fields.Email()
+
+    class Pattern(Schema):
+        a = fields.String(validate=validate.Regexp("x"))
+
+    class FieldHook(Schema):
+        a = fields.Integer()
+
+        @validates("a")
+        def _a(self, value: Any, **kwargs: Any) -> None:
+            pass
+
+    class SchemaHook(Schema):
+        a = fields.Integer()
+
+        @validates_schema
+        def _a(self, data: Any, **kwargs: Any) -> None:
+            pass
+
+    class Sub(fields.String):
+        pass
+
+    class Subclassed(Schema):
+        a = Sub()
+
+    for schema in (Loose, Email, Pattern, FieldHook, SchemaHook, Subclassed):
+        try:
+            derive(schema())
+        except NotCompilable:
+            continue
+        raise AssertionError(f"{schema.__name__} compiled")

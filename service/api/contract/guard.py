@@ -14,11 +14,12 @@ nesting (7,000 hands each 64 cards over the limit: 476,000 items to explain). Sm
 still go to marshmallow, whose full error list is cheap for them and more helpful.
 
 ``explain`` then spares marshmallow the long lists of objects it would walk item by item (a
-batch's hands, a sequence's actions): the hand-written check of ``fastcheck`` picks out the items
-it refuses, marshmallow explains those alone, in order, until ``MAX_EXPLAINED_ERRORS`` are found,
-and the rest of the body without the list. The messages are the schema's own, at the same
-pointers, and so is the problem document, but for a body with more errors than that: its detail
-then says the count is incomplete (and its 50 errors are the first by pointer of those found).
+batch's hands, a sequence's actions): the item schema's derived check (``checks.derive``) picks
+out the items it refuses, marshmallow explains those alone, in order, until
+``MAX_EXPLAINED_ERRORS`` are found, and the rest of the body without the list. The messages are
+the schema's own, at the same pointers, and so is the problem document, but for a body with more
+errors than that: its detail then says the count is incomplete (and its 50 errors are the first by
+pointer of those found).
 """
 
 from __future__ import annotations
@@ -28,22 +29,17 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from marshmallow import Schema, ValidationError, fields, validate
+from marshmallow.decorators import VALIDATES_SCHEMA
 
-from service.api.contract.checks import action_ok, hand_ok
+from service.api.contract.checks import NotCompilable, derive
 from service.api.contract.fields import HandsByPlayer
 from service.api.contract.problems import MAX_EXPLAINED_ERRORS, MAX_REPORTED_ERRORS
-from service.api.contract.schemas import ActionSchema, HandSchema
 
 SLACK: Final = 64
 """Items beyond the limits, over the whole body, that are cheap to explain in full: left to
 marshmallow."""
 LONG_LIST: Final = SLACK
 """A list of objects longer than this is explained by its refused items only (``explain``)."""
-ITEM_CHECKS: Final[dict[type[Schema], Callable[[Any], bool]]] = {
-    HandSchema: hand_ok,
-    ActionSchema: action_ok,
-}
-"""Item schemas with a hand-written check accepting exactly what they accept."""
 
 Messages = dict[Any, Any]
 Path = tuple[Any, ...]
@@ -141,7 +137,8 @@ class _ListPlan:
     walked: bool
     """Items are lists or objects, walked in turn."""
     check: Callable[[Any], bool]
-    """Accepts the items that need no walk (``_never`` without a hand-written check)."""
+    """Accepts the items that need no walk (``_never`` when the items' schema has no derived
+    check)."""
     schema: Schema | None
     """The items' schema, when they are objects (``Nested.schema`` is a property that works)."""
 
@@ -244,8 +241,8 @@ def explain(schema: Schema, body: Any) -> Explained | None:
     The rest of the body is loaded with ``[]`` in place of each such list, and what marshmallow
     says of that stand-in is dropped. This is exact because the schemas holding these lists
     (batch, betting, settlement) have no schema-level validator that could read them."""
-    if type(body) is not dict:
-        return None
+    if type(body) is not dict or schema._hooks[VALIDATES_SCHEMA]:
+        return None  # a schema-level rule might read the lists explained here: load it whole
     rest: dict[str, Any] | None = None
     explained: list[str] = []
     listed: Messages = {}
@@ -287,10 +284,25 @@ def explain(schema: Schema, body: Any) -> Explained | None:
 
 
 def _item_check(field: fields.Field[Any]) -> Callable[[Any], bool] | None:
+    """The derived check of a list's item schema (derived once per list field), if any."""
     if not isinstance(field, fields.List) or not isinstance(field.inner, fields.Nested):
         return None
+    found = _ITEM_CHECKS.get(id(field))
+    if found is not None and found[0] is field:
+        return found[1]
     inner = field.inner.schema
-    return ITEM_CHECKS.get(type(inner)) if isinstance(inner, Schema) else None
+    check: Callable[[Any], bool] | None = None
+    if isinstance(inner, Schema):
+        try:
+            check = derive(inner)
+        except NotCompilable:
+            check = None
+    _ITEM_CHECKS[id(field)] = (field, check)
+    return check
+
+
+_ITEM_CHECKS: dict[int, tuple[object, Callable[[Any], bool] | None]] = {}
+"""Per list field (by identity, kept alive here), its items' derived check."""
 
 
 def _refused_items(

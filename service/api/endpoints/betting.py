@@ -7,7 +7,7 @@ from typing import Any, Final
 from flask import Response
 
 from service.api.contract import render
-from service.api.contract.checks import betting_ok
+from service.api.contract.checks import derive, derived_request_check
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import BettingResponseSchema
@@ -117,11 +117,11 @@ VALIDATE = Operation(
 
 def _validate_view(resources: Resources) -> View:
     schema = resources.schemas.betting()
-    max_actions = resources.config.max_actions
+    betting_ok = derive(schema)
 
     def validate() -> Response:
         body = read_json()
-        if not betting_ok(body, max_actions):
+        if not betting_ok(body):
             body = load(schema, body)
         try:
             out = _verdict(body)
@@ -136,8 +136,8 @@ VALIDATE_PATH: Final = "/v1/betting/validate"
 
 
 def _verdict(body: Any) -> dict[str, Any]:
-    """The verdict on a body ``betting_ok`` (or the schema) accepted, legal or not: the view's and
-    the shortcut's. A broken setup raises (``SetupError``): the view's 422."""
+    """The verdict on a body the derived check (or the schema) accepted, legal or not: the view's
+    and the shortcut's. A broken setup raises (``SetupError``): the view's 422."""
     result = validate_betting(
         body["players"],
         body["dealer"],
@@ -154,16 +154,13 @@ def _verdict(body: Any) -> dict[str, Any]:
 
 class BettingShortcut(JsonShortcut):
     """``POST /v1/betting/validate`` served without entering Flask (``shortcut.py``) when the
-    body passes ``betting_ok`` and its setup is sound: every verdict, legal or not, is a 200. Any
-    setup error, or a body only the schema can explain, is Flask's."""
+    body passes ``BettingSchema``'s derived check and its setup is sound: every verdict, legal or
+    not, is a 200. Any setup error, or a body only the schema can explain, is Flask's."""
 
     __slots__ = ()
 
     def __init__(self, max_body: int | None, max_actions: int) -> None:
-        def check(body: Any) -> bool:
-            return betting_ok(body, max_actions)
-
-        super().__init__(max_body, check, _verdict)
+        super().__init__(max_body, derived_request_check("betting", max_actions), _verdict)
 
 
 ENDPOINTS = (

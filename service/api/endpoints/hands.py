@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -10,20 +11,26 @@ from typing import Any, Final, TypeVar
 from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import orjson
-from flask import Response
+from flask import Response, request
+from marshmallow import fields
 
+from service.api.config import Config
 from service.api.contract import render
-from service.api.contract.checks import hand_ok
+from service.api.contract.checks import Check, Member, derive, fast_check_of
+from service.api.contract.error_codes import CountOf
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import (
     BatchScoreResponseSchema,
+    HandSchema,
     ScoreResponseSchema,
+    request_schemas,
 )
 from service.api.endpoints.endpoint import Endpoint, Resources, View
-from service.api.envelope import audit
-from service.api.envelope.body import json_response, load, read_json
-from service.api.fastpath.shortcut import JsonShortcut
+from service.api.envelope import audit, budget
+from service.api.envelope.body import json_response, load, read_json, static_json_response
+from service.api.envelope.exchange import Exchange, current
+from service.api.fastpath.shortcut import JsonShortcut, put_back, take_body
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING, Suit, TrumpError
 from service.game.errors import PathElement, RulesError
 from service.game.ruleset import RULESET
@@ -114,6 +121,7 @@ def _hand_error(error: RulesError, *prefix: PathElement) -> RulesError:
 
 def _score_view(resources: Resources) -> View:
     hand_schema = resources.schemas.hand()
+    hand_ok = derive(hand_schema)
 
     def score() -> Response:
         body = read_json()
@@ -130,22 +138,32 @@ def _score_view(resources: Resources) -> View:
 
 def _batch_view(resources: Resources) -> View:
     batch_schema = resources.schemas.batch()
-    max_hands = resources.config.max_batch_hands
+    top_ok = derive(batch_schema, items_elsewhere=("hands",))
+    max_body = resources.config.max_body_bytes
     if resources.config.build_tables:
         _batch_tables()  # now, so that gunicorn's workers share it (preload), like the tables
 
     def batch_score() -> Response:
         with CollectorPause():
+            exchange = current()
+            if exchange is not None:
+                environ = request.environ
+                data = take_body(environ, exchange, max_body)
+                if data is not None:
+                    answer = _answer_raw(data, exchange, top_ok)
+                    if answer is not None:
+                        return static_json_response(answer, no_store=True)
+                    put_back(environ, data, exchange)
             body = read_json()
-            results = _batch_results(body, max_hands)
-            if results is None:
+            judged = _judge(body, top_ok)
+            if judged is None:
                 # The fast path refused the body: the schema explains why (a 422 pointing at
                 # each bad field). Whatever it accepts comes back canonical, which the fast path
                 # always takes.
-                results = _batch_results(load(batch_schema, body), max_hands)
-                if results is None:  # pragma: no cover - would be a fast-path bug
+                judged = _judge(load(batch_schema, body), top_ok)
+                if judged is None:  # pragma: no cover - would be a fast-path bug
                     raise RuntimeError("the batch fast path refused a body the schema accepts")
-            return json_response({"results": results, "ruleset": RULESET})
+            return json_response({"results": judged.results, "ruleset": RULESET})
 
     return batch_score
 
@@ -158,12 +176,14 @@ SCORE_PATH: Final = "/v1/hands/score"
 # ------------------------------------------------------------------------------------------------
 #
 # ``POST /v1/hands/score`` is the hottest request there is, and most of its cost is Flask's own.
-# The WSGI wrapper offers it to ``ScoreShortcut`` first (``shortcut.py``): a hand ``hand_ok``
-# accepts is answered as the view would, with the view's own ``_scored``; anything else is Flask's.
+# The WSGI wrapper offers it to ``ScoreShortcut`` first (``shortcut.py``): a hand ``HandSchema``'s
+# derived check accepts is answered as the view would, with the view's own ``_scored``; anything
+# else is Flask's.
 
 
 def _scored(body: Any) -> dict[str, Any]:
-    """The verdict on a hand ``hand_ok`` (or the schema) accepted: the view's and the shortcut's."""
+    """The verdict on a hand the derived check (or the schema) accepted: the view's and the
+    shortcut's."""
     out = render.scored_hand(score_hand(body["cards"], body.get("trump")))
     out["ruleset"] = RULESET
     return out
@@ -175,28 +195,30 @@ class ScoreShortcut(JsonShortcut):
     __slots__ = ()
 
     def __init__(self, max_body: int | None) -> None:
-        super().__init__(max_body, hand_ok, _scored)
+        super().__init__(max_body, derive(HandSchema()), _scored)
 
 
 # ------------------------------------------------------------------------------------------------
 # The batch fast path
 # ------------------------------------------------------------------------------------------------
 #
-# One pass over the parsed hands both checks them (exactly what ``fastcheck.batch_ok``, and so the
-# schema, accepts) and scores them: the weight lookup of each card is also the check of its
-# spelling, the trump lookup the check of the trump, and a hand's size says whether it holds
-# anything but "cards" and "trump". A refusal raises one of ``_REFUSED`` and the caller hands the
-# body to the schema, which explains it. Each result is a pre-encoded ``orjson.Fragment`` (shared
-# by every hand with the same score, or spliced from shared parts for a breakdown), the same bytes
-# orjson writes for the equivalent dict (the tests compare them with the slow path); the results
-# stay a list, one item per hand, for whoever looks at the verdict (the audit record counts them).
+# One pass over the parsed hands both checks them (exactly what ``HandSchema``'s derived check
+# accepts: ``_hand_spellings`` reads the accepted spellings from it, and refuses to start if the
+# schema no longer has the shape this loop is written for) and scores them: the weight lookup of
+# each card is also the check of its spelling, the trump lookup the check of the trump, and a
+# hand's size says whether it holds anything but "cards" and "trump". The rest of the body (the
+# hands' list and ``breakdown``) is checked by the batch schema's own derived check. A refusal
+# raises one of ``_REFUSED`` and the caller hands the body to the schema, which explains it. Each
+# result is a pre-encoded ``orjson.Fragment`` (shared by every hand with the same score, or
+# spliced from shared parts for a breakdown), the same bytes orjson writes for the equivalent dict
+# (the tests compare them with the slow path); the results stay a list, one item per hand, for
+# whoever looks at the verdict (the audit record counts them).
+#
+# The loop runs first with the canonical spellings only: a body it accepts that way is spelled as
+# the canonical form spells it, which the audit digest uses (``audit.batch_body_digest``); a body
+# using aliases is refused by that pass and scored by a second one with every spelling.
 
 _REFUSED: Final = (KeyError, TypeError, ValueError)
-_TRUMP_SETTING: Final[dict[str | None, int]] = {
-    None: 0,
-    **{spelling: TRUMP_SETTINGS.index(suit) for spelling, suit in SUIT_BY_SPELLING.items()},
-}
-"""A hand's ``trump`` value (any accepted spelling, or null) to its index in ``TRUMP_SETTINGS``."""
 _CARDS_HEAD: Final = b'{"cards":['
 _LOOSE_HEAD: Final = b'],"loose":['
 _EMPTY_END: Final = b'"combinations":[' + _LOOSE_HEAD + b"]}"
@@ -208,10 +230,47 @@ _Row = TypeVar("_Row", int, orjson.Fragment)
 _Part = TypeVar("_Part", Combination, LooseCard)
 
 
+def _hand_spellings() -> tuple[frozenset[str], frozenset[str]]:
+    """The card and trump spellings ``HandSchema`` accepts, from its fields' fast checks; raises
+    unless the schema is ``{"cards": [4 cards], "trump"?: suit or null}``, the one shape the loop
+    reads."""
+    loaded = HandSchema().load_fields
+    cards, trump = loaded.get("cards"), loaded.get("trump")
+    card_rule = fast_check_of(cards.inner) if isinstance(cards, fields.List) else None
+    trump_rule = fast_check_of(trump) if trump is not None else None
+    if not (
+        set(loaded) == {"cards", "trump"}
+        and type(cards) is fields.List
+        and cards.data_key is None
+        and cards.required
+        and not cards.allow_none
+        and [type(v) for v in cards.validators] == [CountOf]
+        and cards.validators[0].equal == 4  # type: ignore[attr-defined]
+        and not cards.inner.validators
+        and isinstance(card_rule, Member)
+        and trump is not None
+        and trump.data_key is None
+        and not trump.required
+        and trump.allow_none
+        and not trump.validators
+        and isinstance(trump_rule, Member)
+    ):
+        raise RuntimeError("HandSchema changed shape: the batch loop (hands.py) must follow it")
+    return card_rule.values, trump_rule.values
+
+
 @dataclass(frozen=True, slots=True)
 class _BatchTables:
     weights: dict[str, int]
-    """Card spelling to compact weight (``scoring.batch_table``): a compact hand key is the sum."""
+    """Card spelling (each one ``HandSchema`` accepts) to compact weight (``scoring.batch_table``):
+    a compact hand key is the sum."""
+    settings: dict[str | None, int]
+    """A hand's ``trump`` (each spelling ``HandSchema`` accepts, or null) to its index in
+    ``TRUMP_SETTINGS``."""
+    canonical_weights: dict[str, int]
+    """``weights`` of the canonical codes only."""
+    canonical_settings: dict[str | None, int]
+    """``settings`` of the canonical suit letters (and null) only."""
     row_by_key: dict[int, int]
     """Compact key to the hand's row in ``scores`` and ``score_json``."""
     scores: tuple[tuple[int, ...], ...]
@@ -231,6 +290,13 @@ class _BatchTables:
 
 def _build_batch_tables() -> _BatchTables:
     core = batch_table()
+    card_spellings, trump_spellings = _hand_spellings()
+    weights = {spelling: core.weight_by_spelling[spelling] for spelling in card_spellings}
+    settings: dict[str | None, int] = {None: 0}
+    for spelling in trump_spellings:
+        settings[spelling] = TRUMP_SETTINGS.index(SUIT_BY_SPELLING[spelling])
+    codes_only = {card.code for card in CARD_BY_SPELLING.values()}
+    suits_only = {suit.value for suit in SUIT_BY_SPELLING.values()}
     top = max(max(row) for row in core.rows)
     score_json = [orjson.Fragment(_exact(orjson.dumps({"score": s}))) for s in range(top + 1)]
     codes = {spelling: orjson.dumps(card.code) for spelling, card in CARD_BY_SPELLING.items()}
@@ -238,7 +304,10 @@ def _build_batch_tables() -> _BatchTables:
         tuple(_head(trump, score) for score in range(top + 1)) for trump in TRUMP_SETTINGS
     )
     return _BatchTables(
-        weights=core.weight_by_spelling,
+        weights=weights,
+        settings=settings,
+        canonical_weights={s: w for s, w in weights.items() if s in codes_only},
+        canonical_settings={s: i for s, i in settings.items() if s is None or s in suits_only},
         row_by_key=core.row_by_key,
         scores=core.rows,
         score_json=tuple(tuple(score_json[score] for score in row) for row in core.rows),
@@ -271,13 +340,30 @@ def _batch_tables() -> _BatchTables:
     return _BATCH_TABLES[0]
 
 
-def _lookup(hands: Sequence[Any], rows: tuple[tuple[_Row, ...], ...]) -> list[_Row]:
-    """Check every hand and pick its entry of ``rows`` by compact key and trump setting."""
-    tables = _batch_tables()
-    w, row = tables.weights, tables.row_by_key
-    settings = _TRUMP_SETTING
+@dataclass(frozen=True, slots=True)
+class _Judged:
+    """A batch the fast path accepted."""
+
+    results: list[orjson.Fragment]
+    trumps: int
+    """Hands holding a ``trump`` key: the body's key/value pairs are the hands, these and its
+    own keys (the repeated-key test counts them)."""
+    canonical: bool
+    """Every card and trump is spelled as the canonical form spells it."""
+
+
+def _lookup(
+    hands: Sequence[Any],
+    rows: tuple[tuple[_Row, ...], ...],
+    w: dict[str, int],
+    settings: dict[str | None, int],
+) -> tuple[list[_Row], int]:
+    """Check every hand and pick its entry of ``rows`` by compact key and trump setting; also
+    count the hands with a trump."""
+    row = _batch_tables().row_by_key
     out: list[_Row] = []
     append = out.append
+    trumps = 0
     for hand in hands:
         cards = hand["cards"]  # a TypeError unless a dict, a KeyError without "cards"
         if type(cards) is not list:
@@ -288,30 +374,52 @@ def _lookup(hands: Sequence[Any], rows: tuple[tuple[_Row, ...], ...]) -> list[_R
             append(rows[row[w[a] + w[b] + w[c] + w[d]]][0])
         elif size == 2:  # so "cards" and one more, which must be a valid "trump"
             append(rows[row[w[a] + w[b] + w[c] + w[d]]][settings[hand["trump"]]])
+            trumps += 1
         else:
             raise KeyError("hand")
-    return out
+    return out, trumps
 
 
 def _scores(hands: Sequence[Any]) -> list[int]:
-    """The hands' scores, in order; raises one of ``_REFUSED`` on anything ``batch_ok`` refuses."""
-    return _lookup(hands, _batch_tables().scores)
-
-
-def _score_results(hands: Sequence[Any]) -> list[orjson.Fragment]:
-    """``_scores`` as ``{"score": N}`` objects, pre-encoded."""
-    return _lookup(hands, _batch_tables().score_json)
-
-
-def _breakdowns(hands: Sequence[Any]) -> list[orjson.Fragment]:
-    """Each hand's scored breakdown (``render.scored_hand``), pre-encoded, in order; raises one of
-    ``_REFUSED`` on anything ``batch_ok`` refuses."""
+    """The hands' scores, in order; raises one of ``_REFUSED`` on any hand ``HandSchema``
+    refuses."""
     tables = _batch_tables()
-    w, first, rest, tails = tables.weights, tables.first, tables.rest, tables.tails
-    settings = _TRUMP_SETTING
+    return _lookup(hands, tables.scores, tables.weights, tables.settings)[0]
+
+
+def batch_scores(hands: Sequence[Any]) -> list[int]:
+    """The batch loop on its own (for measuring it): the hands' scores, in order."""
+    return _scores(hands)
+
+
+def batch_breakdowns(hands: Sequence[Any]) -> list[orjson.Fragment]:
+    """The batch loop with breakdowns on its own (for measuring it), pre-encoded, in order."""
+    return _breakdowns(hands)[0]
+
+
+def _score_results(
+    hands: Sequence[Any], w: dict[str, int], settings: dict[str | None, int]
+) -> tuple[list[orjson.Fragment], int]:
+    """``_scores`` as ``{"score": N}`` objects, pre-encoded; and the hands with a trump."""
+    return _lookup(hands, _batch_tables().score_json, w, settings)
+
+
+def _breakdowns(
+    hands: Sequence[Any],
+    w: dict[str, int] | None = None,
+    settings: dict[str | None, int] | None = None,
+) -> tuple[list[orjson.Fragment], int]:
+    """Each hand's scored breakdown (``render.scored_hand``), pre-encoded, in order, and the hands
+    with a trump; raises one of ``_REFUSED`` on any hand ``HandSchema`` refuses (or spelled
+    otherwise than ``w`` and ``settings`` know: every accepted spelling by default)."""
+    tables = _batch_tables()
+    w = tables.weights if w is None else w
+    settings = tables.settings if settings is None else settings
+    first, rest, tails = tables.first, tables.rest, tables.tails
     fragment, join = orjson.Fragment, b"".join
     out: list[orjson.Fragment] = []
     append = out.append
+    trumps = 0
     for hand in hands:
         cards = hand["cards"]
         if type(cards) is not list:
@@ -322,6 +430,7 @@ def _breakdowns(hands: Sequence[Any]) -> list[orjson.Fragment]:
             setting = 0
         elif size == 2:
             setting = settings[hand["trump"]]
+            trumps += 1
         else:
             raise KeyError("hand")
         key = w[a] + w[b] + w[c] + w[d]
@@ -329,7 +438,7 @@ def _breakdowns(hands: Sequence[Any]) -> list[orjson.Fragment]:
         if tail is None:
             tail = _tail(setting, key, a, b, c, d)
         append(fragment(join((first[a], rest[b], rest[c], rest[d], tail))))
-    return out
+    return out, trumps
 
 
 def _tail(setting: int, key: int, a: str, b: str, c: str, d: str) -> bytes:
@@ -367,25 +476,70 @@ def _part(part: _Part, rendering: Callable[[Sequence[_Part]], list[dict[str, Any
     return encoded
 
 
-def _batch_results(body: Any, max_hands: int) -> list[orjson.Fragment] | None:
-    """The ``results`` of a batch, or None if ``batch_ok`` would refuse the body."""
-    if type(body) is not dict:
+def _judge(body: Any, top_ok: Check) -> _Judged | None:
+    """The batch's results, or None if the schema would refuse the body: ``top_ok`` (the batch
+    schema's derived check, its hands' items left to the loop) and the loop decide."""
+    if not top_ok(body):
         return None
-    size = len(body)
-    breakdown: Any = True
-    if size == 2:  # "hands" and one more, which must be a boolean "breakdown"
-        breakdown = body.get("breakdown")
-        if type(breakdown) is not bool:
-            return None
-    elif size != 1:
-        return None
-    hands = body.get("hands")
-    if type(hands) is not list or not 1 <= len(hands) <= max_hands:
-        return None
+    hands = body["hands"]
+    tables = _batch_tables()
+    run = _breakdowns if body.get("breakdown", True) else _score_results
     try:
-        return _breakdowns(hands) if breakdown else _score_results(hands)
+        results, trumps = run(hands, tables.canonical_weights, tables.canonical_settings)
+        return _Judged(results, trumps, canonical=True)
+    except _REFUSED:
+        pass
+    try:
+        results, trumps = run(hands, tables.weights, tables.settings)
     except _REFUSED:
         return None
+    return _Judged(results, trumps, canonical=False)
+
+
+@functools.cache
+def _top_check(max_hands: int) -> Check:
+    schema = request_schemas(Config(max_batch_hands=max_hands, build_tables=False)).batch()
+    return derive(schema, items_elsewhere=("hands",))
+
+
+def _batch_results(body: Any, max_hands: int) -> list[orjson.Fragment] | None:
+    """The ``results`` of a batch of at most ``max_hands``, or None if the schema would refuse
+    the body."""
+    judged = _judge(body, _top_check(max_hands))
+    return None if judged is None else judged.results
+
+
+def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
+    """The answer to a batch read as raw bytes (``take_body``), with the exchange's audit facts
+    settled, or None: the body then goes the ordinary way (``read_json``), which refuses or
+    explains it exactly as before.
+
+    This is ``body.parse`` without its key-sorted re-serialisation, which a batch pays for twice
+    (once to count colons, once as the text to hash) though it only needs two facts: whether a
+    key repeats, and the canonical form's digest. An accepted batch holds no colon inside a
+    string and no objects but itself and its hands, so its text has exactly one colon per
+    key/value pair it kept -- its keys, its hands and their trumps -- unless a pair was dropped:
+    equal counts prove no key repeats. The digest hashes the raw text itself whenever it can be
+    shown to be spelled canonically (``audit.batch_body_digest``)."""
+    exchange.received = True
+    if len(data) > budget.FIXED and budget.values_bound(data) > budget.current_budget():
+        return None  # refused unparsed by read_json (413)
+    try:
+        body = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    judged = _judge(body, top_ok)
+    if judged is None:
+        return None
+    if data.count(b":") != len(body) + len(body["hands"]) + judged.trumps:
+        return None  # a repeated key, perhaps: read_json names it
+    payload = {"results": judged.results, "ruleset": RULESET}
+    answer = orjson.dumps(payload)
+    exchange.body = body
+    if exchange.audit:
+        exchange.body_digest = audit.batch_body_digest(data, body, judged.canonical)
+    exchange.answered(payload, answer)
+    return answer
 
 
 # The collector, held off while a batch is served: 10,000 hands parse into some 20,000 new

@@ -35,7 +35,9 @@ Cost: the key-sorted serialisation is made once by ``http.read_json`` (it also d
 keys); for a batch answered 200, a byte-level test on it tells whether any alias is present at all
 (``_batch_uses_aliases``: C-speed passes, no Python per card), so a batch in canonical codes is
 hashed as is; only bodies using aliases are rebuilt, one dictionary lookup per card. Small bodies
-(one hand, a showdown, a round) are simply rebuilt: a few card lookups.
+(one hand, a showdown, a round) are simply rebuilt: a few card lookups. A batch on the happy path
+is read without that serialisation at all (``hands._answer_raw``): ``batch_body_digest`` hashes
+its raw text when a few byte searches show it is the canonical form but for the top-level order.
 """
 
 from __future__ import annotations
@@ -339,6 +341,55 @@ def body_digest(kind: Kind, body: Any, sorted_body: bytes, rest: bytes | None, o
         return hashlib.sha256(sorted_body).hexdigest()
     canonical = orjson.dumps(kind.canonical(body), option=_SORT_KEYS)
     return hashlib.sha256(canonical).hexdigest()
+
+
+_BLANKS: Final = (b" ", b"\n", b"\r", b"\t", b"\\")
+"""JSON whitespace, and the backslash every escape starts with: none in a canonical text."""
+_HANDS_HEAD: Final = b'{"hands":'
+
+
+def batch_body_digest(data: bytes, body: Any, spelled_canonically: bool) -> str:
+    """SHA-256 (hex) of an accepted batch's canonical form, from its raw text ``data`` and parsed
+    ``body``. ``spelled_canonically``: every card and trump in it is a canonical code (the batch
+    loop knows, having looked each up).
+
+    The canonical form is then the raw text itself, but for the order of the top-level keys,
+    whenever the text has no whitespace and no escape, its top level is one of the compact
+    layouts below, and no hand names its trump before its cards: what is left of a text the
+    schema accepted is exactly what orjson writes (``[{"cards":[...]}``, ``"trump":"S"`` or
+    ``null``...). Those are C-speed byte searches; the hash then covers the sorted head and the
+    raw hands, with no copy. Any other batch is rebuilt and re-serialised (``canonical_body``)."""
+    span = _canonical_hands(data, body) if spelled_canonically else None
+    if span is None:
+        return hashlib.sha256(orjson.dumps(_batch(body), option=_SORT_KEYS)).hexdigest()
+    head, start, end = span
+    digest = hashlib.sha256(head)
+    digest.update(memoryview(data)[start:end])
+    digest.update(b"}")
+    return digest.hexdigest()
+
+
+def _canonical_hands(data: bytes, body: Any) -> tuple[bytes, int, int] | None:
+    """The canonical form's head (``{"breakdown":…,"hands":``) and where the raw text holds the
+    canonical hands array, if it does; for an accepted batch spelled canonically, without a
+    repeated key."""
+    for blank in _BLANKS:
+        if blank in data:
+            return None
+    if b'{"trump' in data:  # a hand naming its trump first: not in key order
+        return None
+    if "breakdown" not in body:
+        if data.startswith(_HANDS_HEAD + b"[") and data.endswith(b"]}"):
+            return _HANDS_HEAD, len(_HANDS_HEAD), len(data) - 1
+        return None
+    literal = b"true" if body["breakdown"] else b"false"
+    head = b'{"breakdown":' + literal + b',"hands":'
+    if data.startswith(head + b"[") and data.endswith(b"]}"):
+        return head, len(head), len(data) - 1
+    tail = b',"breakdown":' + literal + b"}"
+    if data.startswith(_HANDS_HEAD + b"[") and data.endswith(b"]" + tail):
+        return head, len(_HANDS_HEAD), len(data) - len(tail)
+    return None
 
 
 def _canonical_as_sent(kind: Kind, body: Any, rest: bytes | None) -> bool:

@@ -5,12 +5,13 @@ objects: some 60 µs). The WSGI wrapper (``observe.py``) therefore offers a requ
 a shortcut to it first, inside the envelope (request id, API key, security headers, metrics, audit
 line and body deadline all apply as ever). A ``JsonShortcut`` takes only the exact happy path: a
 POST with a declared ``Content-Length`` within the limit, a JSON content type as ``read_json``
-accepts it, a body ``read_json`` accepts, which the route's ``check`` (its ``fastcheck`` function)
-accepts and its ``handle`` turns into a payload without raising. It then answers what the view
-would (``http.json_response``), byte for byte and header for header, with the same audit
-bookkeeping (``Exchange.answered``); ``tests/api/test_api_shortcut*.py`` compare the two. Anything
-else, the slightest doubt included, returns None with the body put back and the exchange as it
-was, and Flask serves the request as if the shortcut were not there: every refusal is Flask's.
+accepts it, a body ``read_json`` accepts, which the route's ``check`` (its schema's derived check,
+``checks.derive``) accepts and its ``handle`` turns into a payload without raising. It then
+answers what the view would (``http.json_response``), byte for byte and header for header, with
+the same audit bookkeeping (``Exchange.answered``); ``tests/api/test_api_shortcut*.py`` compare
+the two. Anything else, the slightest doubt included, returns None with the body put back and the
+exchange as it was, and Flask serves the request as if the shortcut were not there: every refusal
+is Flask's.
 """
 
 from __future__ import annotations
@@ -76,38 +77,15 @@ class JsonShortcut:
         self, environ: WSGIEnvironment, exchange: Exchange
     ) -> tuple[list[tuple[str, str]], bytes] | None:
         """The answer's headers (before the envelope's) and body, or None: let Flask answer."""
-        if environ.get("REQUEST_METHOD") != "POST":
-            return None
-        media = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
-        length: str = environ.get("CONTENT_LENGTH", "")
-        if (
-            media != JSON_MEDIA_TYPE
-            or not (length.isascii() and length.isdigit())
-            or "HTTP_TRANSFER_ENCODING" in environ
-        ):
-            return None
-        size = int(length)
-        limit = self._max_body
-        if limit is not None and size >= limit:  # at the limit: read_json looks further
-            return None
-        stream = environ["wsgi.input"]
-        try:
-            data: bytes = stream.read(size) if size else b""
-            # Werkzeug reads a stream the server terminates (gunicorn's) to its end: is it there?
-            more: bytes = stream.read(1) if "wsgi.input_terminated" in environ else b""
-        except Exception as error:  # the stream failed: Flask meets the same failure
-            environ["wsgi.input"] = _Replay(b"", stream, error)
-            return None
-        if more or len(data) != size or exchange.timed_out:  # Flask finds the same
-            environ["wsgi.input"] = _Replay(data + more, stream)
+        data = take_body(environ, exchange, self._max_body)
+        if data is None:
             return None
         try:
             answer = self._answer(data, exchange)
         except Exception:
             answer = None
         if answer is None:
-            environ["wsgi.input"] = io.BytesIO(data)
-            exchange.reset()
+            put_back(environ, data, exchange)
             return None
         return [*_HEADERS, ("Content-Length", str(len(answer)))], answer
 
@@ -125,3 +103,41 @@ class JsonShortcut:
         answer = orjson.dumps(out)
         exchange.answered(out, answer)
         return answer
+
+
+def take_body(environ: WSGIEnvironment, exchange: Exchange, max_body: int | None) -> bytes | None:
+    """The body of a POST on the exact happy path (a declared ``Content-Length`` under the limit,
+    ``application/json``, no transfer coding, all of it arrived in time), or None with the stream
+    left as Flask would find it. The caller that takes the bytes and then declines gives them
+    back with ``put_back`` before anything reads ``request.stream``."""
+    if environ.get("REQUEST_METHOD") != "POST":
+        return None
+    media = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+    length: str = environ.get("CONTENT_LENGTH", "")
+    if (
+        media != JSON_MEDIA_TYPE
+        or not (length.isascii() and length.isdigit())
+        or "HTTP_TRANSFER_ENCODING" in environ
+    ):
+        return None
+    size = int(length)
+    if max_body is not None and size >= max_body:  # at the limit: read_json looks further
+        return None
+    stream = environ["wsgi.input"]
+    try:
+        data: bytes = stream.read(size) if size else b""
+        # Werkzeug reads a stream the server terminates (gunicorn's) to its end: is it there?
+        more: bytes = stream.read(1) if "wsgi.input_terminated" in environ else b""
+    except Exception as error:  # the stream failed: Flask meets the same failure
+        environ["wsgi.input"] = _Replay(b"", stream, error)
+        return None
+    if more or len(data) != size or exchange.timed_out:  # Flask finds the same
+        environ["wsgi.input"] = _Replay(data + more, stream)
+        return None
+    return data
+
+
+def put_back(environ: WSGIEnvironment, data: bytes, exchange: Exchange) -> None:
+    """Undo ``take_body`` and whatever was recorded since: Flask reads the same bytes afresh."""
+    environ["wsgi.input"] = io.BytesIO(data)
+    exchange.reset()
