@@ -9,6 +9,8 @@
 | GUNICORN_THREADS          | 2              | threads per gthread worker                    |
 | GUNICORN_TIMEOUT          | 30             | seconds before a silent worker is replaced    |
 | GUNICORN_GRACEFUL_TIMEOUT | 20             | seconds in-flight requests get after SIGTERM  |
+| GUNICORN_DRAIN_SECONDS    | 5              | seconds still serving, /readyz 503, after the |
+|                           |                | first SIGTERM, before the graceful stop       |
 | GUNICORN_KEEPALIVE        | 5              | seconds an idle keep-alive connection is kept |
 | GUNICORN_MAX_REQUESTS     | 0              | recycle a worker after N requests (0: never)  |
 | GUNICORN_PRELOAD          | true           | build app and tables once, then fork          |
@@ -29,8 +31,11 @@ docstring). ``GUNICORN_WORKER_CLASS=gthread`` restores the stock worker, which a
 connections can stall (``docs/operations.md``, "Slow clients").
 
 The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS, API_KEYS, ...) are
-read by ``service/api/config.py``. SIGTERM stops gracefully: workers finish their in-flight requests
-(up to GUNICORN_GRACEFUL_TIMEOUT) and report not-ready on ``/readyz`` meanwhile.
+read by ``service/api/config.py``. SIGTERM stops in two steps (``service/server/drain.py``): for
+GUNICORN_DRAIN_SECONDS the server keeps accepting and serving while ``/readyz`` answers 503 and
+every answer says ``Connection: close``, so that load balancers take it out of rotation and
+kept-alive clients move away before anything is refused; then gunicorn's graceful stop: the
+listener closes and workers finish their in-flight requests (up to GUNICORN_GRACEFUL_TIMEOUT).
 
 Metrics (``GET /metrics``, ``service/api/envelope/metrics.py``): every worker writes its counts to
 memory-mapped files in one directory that a scrape sums. Unless PROMETHEUS_MULTIPROC_DIR names one,
@@ -57,6 +62,7 @@ from typing import Any
 
 import gunicorn.http.wsgi  # type: ignore[import-untyped]
 
+from service.server import drain
 from service.server.limits import ConnectionLimits, LimitError
 
 
@@ -96,6 +102,11 @@ preload_app = _flag("GUNICORN_PRELOAD", True)
 try:  # read again by each worker; read here so that a bad value stops the start
     connection_limits = ConnectionLimits.from_environ()
 except LimitError as error:
+    raise SystemExit(str(error)) from None
+
+try:
+    drain_seconds = drain.drain_seconds()
+except drain.DrainError as error:
     raise SystemExit(str(error)) from None
 
 limit_request_line = _int("LIMIT_REQUEST_LINE", 4094)
@@ -176,8 +187,14 @@ def on_exit(server: Any) -> None:
     _remove_own_metrics_dir()
 
 
+def when_ready(server: Any) -> None:
+    """The master's first SIGTERM starts the drain instead of the stop (``drain.py``)."""
+    drain.install_in_master(server, drain_seconds)
+
+
 def post_worker_init(worker: Any) -> None:
-    """On SIGTERM, report not-ready before gunicorn's own graceful stop begins."""
+    """Report not-ready from the moment the drain starts, and on SIGTERM at the latest (when the
+    drain is off, or the worker is stopped alone), before gunicorn's graceful stop begins."""
     from service.api.endpoints.health import mark_draining
 
     previous = signal.getsignal(signal.SIGTERM)
@@ -188,3 +205,4 @@ def post_worker_init(worker: Any) -> None:
             previous(signum, frame)
 
     signal.signal(signal.SIGTERM, draining)
+    drain.watch_in_worker(mark_draining)

@@ -9,6 +9,10 @@
 #   host from the image's files and a signed verdict verified on the host, a short schemathesis
 #   pass, and a graceful-shutdown test (SIGTERM during a request: the request completes, the
 #   container exits 0).
+# Then horizontal scaling (tests/container/test_container_replicas.py): three replicas behind
+# Debian's HAProxy (installed if missing, run on the host by the test, stopped by its pid):
+# identical answers and audit digests on every replica, throughput with 1, 2 and 3 replicas, a
+# rolling restart under load without one failed request, and a SIGKILLed replica routed around.
 # Then it removes the container and stops the daemons it started, by their pids.
 #
 # Everything lives under $QB_DOCKER_ROOT (default /var/tmp/qb-docker). Kept between runs, to keep CI
@@ -39,6 +43,7 @@ RUN_DIR=$ROOT/run
 SOCK=$RUN_DIR/docker.sock
 CONTAINERD_SOCK=$RUN_DIR/containerd.sock
 LOGS=$ROOT/logs
+REPLICAS_DIR=$LOGS/replicas       # the replicas test's HAProxy: configuration, log, stats socket, pidfile
 STARTED=$(date +%s.%N)
 
 log() { printf '[container-test %s] %s\n' "$(date +%T)" "$*" >&2; }
@@ -110,9 +115,12 @@ cleanup() {
             dk logs --tail 40 "$CONTAINER" 2>&1 | sed 's/^/    /' >&2
         fi
         dk rm -f "$CONTAINER" >/dev/null 2>&1
+        dk ps -aq --filter label=qb-container-test=replica | xargs -r /usr/bin/docker -H "unix://$SOCK" rm -f \
+            >/dev/null 2>&1
         dk image prune -f >/dev/null 2>&1
         dk builder prune -f --keep-storage 2GB >/dev/null 2>&1
     fi
+    stop_pid "haproxy (left by the replicas test)" "$(owned_pid "$REPLICAS_DIR/haproxy.pid")"
     stop_pid dockerd "$DOCKERD_PID"
     stop_pid containerd "$CONTAINERD_PID"
     unmount_under "$ROOT"
@@ -136,6 +144,7 @@ trap 'exit 143' TERM
 # pidfiles AND our root in their command line), its mounts, its bridge.
 stop_pid "stale dockerd" "$(owned_pid "$RUN_DIR/dockerd.pid")"
 stop_pid "stale containerd" "$(owned_pid "$RUN_DIR/containerd.pid")"
+stop_pid "stale haproxy" "$(owned_pid "$REPLICAS_DIR/haproxy.pid")"
 unmount_under "$ROOT"
 rm -rf "$RUN_DIR" "$ROOT/exec" "$ROOT/work"
 if [[ ${QB_CONTAINER_TEST_FRESH:-0} == 1 ]]; then
@@ -147,14 +156,14 @@ mkdir -p "$RUN_DIR" "$LOGS" "$ROOT/cache" "$ROOT/client"
 # ------------------------------------------------------------------------------ host packages
 install_packages() {
     local missing=() pkg
-    # iproute2 (ip: our bridge) and procps (ps: `docker top`) are usually there; docker.io and
-    # debootstrap usually are not.
-    for pkg in docker.io debootstrap iproute2 procps; do
+    # iproute2 (ip: our bridge) and procps (ps: `docker top`) are usually there; docker.io,
+    # debootstrap and haproxy (the replicas' load balancer) usually are not.
+    for pkg in docker.io debootstrap haproxy iproute2 procps; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
     done
     [[ ${#missing[@]} == 0 ]] && return 0
     log "installing ${missing[*]} from Debian"
-    # Keep the packages' init scripts from starting a system-wide dockerd/containerd.
+    # Keep the packages' init scripts from starting a system-wide dockerd/containerd/haproxy.
     if [[ ! -e /usr/sbin/policy-rc.d ]]; then
         printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
         chmod 755 /usr/sbin/policy-rc.d
@@ -170,8 +179,8 @@ install_packages() {
     if [[ -n $POLICY_RC_CREATED ]]; then rm -f /usr/sbin/policy-rc.d; POLICY_RC_CREATED=; fi
 }
 install_packages
-for tool in /usr/bin/containerd /usr/sbin/dockerd /usr/bin/docker /usr/sbin/debootstrap; do
-    [[ -x $tool ]] || die "$tool is missing after installing docker.io and debootstrap"
+for tool in /usr/bin/containerd /usr/sbin/dockerd /usr/bin/docker /usr/sbin/debootstrap /usr/sbin/haproxy; do
+    [[ -x $tool ]] || die "$tool is missing after installing docker.io, debootstrap and haproxy"
 done
 
 # ------------------------------------------------------------------------------ private daemons
@@ -387,24 +396,34 @@ cgroup_file() { # cgroup_file V1_CONTROLLER V1_FILE V2_FILE
 }
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
 
-wait_ready() {
+wait_ready() { # polls /readyz every 10 ms (one Python per second), checking the container between
     local deadline state
     deadline=$(( $(date +%s) + READY_TIMEOUT ))
     while (( $(date +%s) < deadline )); do
         state=$(dk inspect -f '{{.State.Status}}' "$CONTAINER")
         [[ $state == running ]] || die "the container is $state before it got ready"
-        if "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' \
-            "$BASE_URL/readyz" 2>/dev/null; then
+        if "$PY" - "$BASE_URL/readyz" <<'EOF'
+import sys, time, urllib.request
+until = time.monotonic() + 1
+while time.monotonic() < until:
+    try:
+        urllib.request.urlopen(sys.argv[1], timeout=1).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.01)
+sys.exit(1)
+EOF
+        then
             return 0
         fi
-        sleep 0.2
     done
     die "$BASE_URL/readyz not ready within $READY_TIMEOUT s"
 }
 wait_ready
 READY_SECONDS=$(elapsed "$t0")
 READY_MB=$(mib "$(cat "$(cgroup_file memory memory.usage_in_bytes memory.current)" 2>/dev/null || echo 0)")
-log "ready at $BASE_URL after $READY_SECONDS s (docker run to first 200 from /readyz), using $READY_MB MiB"
+STARTUP_TARGET=0.6                  # seconds, docker run to the first 200 on /readyz: printed, not asserted
+log "ready at $BASE_URL after $READY_SECONDS s (docker run to first 200 from /readyz; target $STARTUP_TARGET s), using $READY_MB MiB"
 
 PROCESSES=$(dk top "$CONTAINER" -eo pid,uid,args) || die "cannot list the container's processes"
 if awk 'NR > 1 && $2 == 0 { found = 1 } END { exit !found }' <<<"$PROCESSES"; then
@@ -424,7 +443,8 @@ log "smoke tests, then the heaviest load the configuration allows"
 # shellcheck disable=SC1091 # written above
 (set -a && . "$RUN_DIR/env" && set +a && cd "$REPO" && "$PY" -m pytest -q -p no:cacheprovider \
     -m container tests/container --ignore=tests/container/test_container_shutdown.py \
-    --ignore=tests/container/test_container_build_digest.py) \
+    --ignore=tests/container/test_container_build_digest.py \
+    --ignore=tests/container/test_container_replicas.py) \
     || die "smoke tests failed"
 
 # The build digest the image serves, recomputed on the host from the image's files (copied out
@@ -505,6 +525,19 @@ export QB_CONTAINER=$CONTAINER DOCKER_HOST=unix://$SOCK DOCKER_CONFIG=$ROOT/clie
 (cd "$REPO" && "$PY" -m pytest -q -p no:cacheprovider -m container tests/container/test_container_shutdown.py) \
     || die "graceful shutdown test failed"
 
+# Horizontal scaling: three replicas of the image, as the main container ran (the ConfigMap's
+# tunables, the Deployment's limits), behind HAProxy on the host. The module prints its figures
+# (-s) and keeps them in $FIGURES for the summary; it asserts answers and failure counts only.
+FIGURES=$LOGS/replicas-figures.txt
+: >"$FIGURES"
+log "horizontal scaling: 3 replicas behind HAProxy $(/usr/sbin/haproxy -v | awk 'NR == 1 { print $3 }'): identical answers, throughput, rolling restart and SIGKILL under load"
+mkdir -p "$REPLICAS_DIR"
+(cd "$REPO" && QB_IMAGE=$IMAGE QB_HAPROXY=/usr/sbin/haproxy QB_REPLICA_ENV=$RUN_DIR/env \
+    QB_REPLICA_MEMORY=$MEMORY QB_REPLICA_CPUS=$CPUS QB_WORK_DIR=$REPLICAS_DIR QB_FIGURES=$FIGURES \
+    "$PY" -m pytest -q -s -p no:cacheprovider -m container tests/container/test_container_replicas.py) \
+    || die "horizontal scaling test failed (HAProxy's log: $REPLICAS_DIR/haproxy.log)"
+while IFS= read -r line; do log "replicas: $line"; done <"$FIGURES"
+
 SUMMARY="image $IMAGE_MB MB (test base $BASE_MB MB), build $BUILD_SECONDS s, ready in $READY_SECONDS s with $READY_MB MiB, peak memory $PEAK_MB MiB of $MEMORY, total $(elapsed "$STARTED") s"
-echo "$(date -Is) $SUMMARY" >>"$LOGS/summary.log"
+{ echo "$(date -Is) $SUMMARY"; sed 's/^/    /' "$FIGURES"; } >>"$LOGS/summary.log"
 log "PASSED: $SUMMARY"

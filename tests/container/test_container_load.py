@@ -30,7 +30,10 @@ def largest_batch_size(base_url: str) -> int:
 
 def test_concurrent_largest_batches_fit_in_memory(base_url: str) -> None:
     size = largest_batch_size(base_url)
-    body = {"hands": [HANDS[i % len(HANDS)] for i in range(size)], "breakdown": True}
+    body: dict[str, Any] = {
+        "hands": [HANDS[i % len(HANDS)] for i in range(size)],
+        "breakdown": True,
+    }
     # Every thread of every worker, twice over: the most work a pod can hold at once, plus a queue.
     workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
     threads = int(os.environ.get("GUNICORN_THREADS", "2"))

@@ -1,5 +1,6 @@
-"""Graceful shutdown of the running container: SIGTERM arrives while a request is in flight; that
-request still gets its full answer, and the container then exits 0 well within the grace period.
+"""Graceful shutdown of the running container: SIGTERM arrives while a request is in flight; the
+container drains (``/readyz`` 503 while it still serves), that request still gets its full answer,
+and the container then exits 0 well within the grace period.
 Run last by ``scripts/container_test.sh`` (it stops the container), with ``QB_CONTAINER`` naming it
 and ``DOCKER_HOST`` pointing at the script's private dockerd."""
 
@@ -10,12 +11,15 @@ import os
 import socket
 import subprocess
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
 pytestmark = pytest.mark.container
 
 GRACE_SECONDS = 40  # k8s/deployment.yaml: terminationGracePeriodSeconds minus the preStop pause
+PROBE_SECONDS = 10
 
 
 def docker(*args: str, timeout: float = 60) -> str:
@@ -30,6 +34,14 @@ def container(base_url: str) -> str:
     if not name:
         pytest.skip("QB_CONTAINER is not set: run scripts/container_test.sh")
     return name
+
+
+def probe(base_url: str, path: str) -> int:
+    try:
+        with urllib.request.urlopen(f"{base_url}{path}", timeout=PROBE_SECONDS) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code
 
 
 def read_response(sock: socket.socket) -> tuple[int, bytes]:
@@ -64,6 +76,9 @@ def test_sigterm_lets_the_request_in_flight_finish_then_exits_0(
         assert docker("inspect", "-f", "{{.State.Running}}", container) == "true", (
             "the container died before its request in flight was answered"
         )
+        # Draining: out of rotation for load balancers, still serving on a new connection.
+        assert probe(base_url, "/readyz") == 503
+        assert probe(base_url, "/healthz") == 200
         sock.sendall(body[10:])
         status, answer = read_response(sock)
     assert status == 200, answer

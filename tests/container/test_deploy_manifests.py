@@ -35,6 +35,7 @@ TUNABLES = (
     "WEB_CONCURRENCY",
     "GUNICORN_TIMEOUT",
     "GUNICORN_GRACEFUL_TIMEOUT",
+    "GUNICORN_DRAIN_SECONDS",
     "MAX_BODY_BYTES",
     "MAX_BATCH_HANDS",
     "MAX_ACTIONS",
@@ -288,11 +289,38 @@ def test_resources_have_requests_and_limits() -> None:
 
 
 def test_shutdown_fits_in_the_grace_period() -> None:
+    """A terminating pod: the preStop pause (endpoint removal reaches every proxy), SIGTERM and
+    the drain (still serving, /readyz 503, every answer closing its connection), then gunicorn's
+    graceful stop. All of it must end before the kubelet's SIGKILL."""
     pod = resource("Deployment")["spec"]["template"]["spec"]
     pause = container()["lifecycle"]["preStop"]["sleep"]["seconds"]
-    graceful = int(resource("ConfigMap")["data"]["GUNICORN_GRACEFUL_TIMEOUT"])
+    data = resource("ConfigMap")["data"]
+    graceful = int(data["GUNICORN_GRACEFUL_TIMEOUT"])
+    drain = int(data["GUNICORN_DRAIN_SECONDS"])
     assert pause >= 3, "endpoints need a few seconds to drain before SIGTERM"
-    assert pod["terminationGracePeriodSeconds"] > pause + graceful
+    assert drain >= 1, "without the drain, kept-alive callers meet a closing connection"
+    assert pod["terminationGracePeriodSeconds"] > pause + drain + graceful
+    # The shutdown test (tests/container/test_container_shutdown.py) allows what follows SIGTERM.
+    assert pod["terminationGracePeriodSeconds"] - pause > drain + graceful
+
+
+def test_rollout_never_drops_below_the_serving_count() -> None:
+    """A rolling update adds a pod, waits for its /readyz, then retires an old one: never fewer
+    ready pods than asked for. The budget lets a drain evict one pod at a time only, and the
+    autoscaler never goes below two, so one pod always serves while another is replaced."""
+    spec = resource("Deployment")["spec"]
+    assert spec["strategy"]["type"] == "RollingUpdate"
+    rolling = spec["strategy"]["rollingUpdate"]
+    assert rolling["maxUnavailable"] == 0
+    surge = rolling["maxSurge"]
+    assert surge == 1 or (isinstance(surge, str) and re.fullmatch(r"([1-9]|[1-9]\d)%", surge))
+    probe = container()["readinessProbe"]
+    assert probe["httpGet"] == {"path": "/readyz", "port": "http"}
+    assert probe["periodSeconds"] * probe["failureThreshold"] <= 10
+    budget = resource("PodDisruptionBudget")["spec"]
+    assert budget.get("maxUnavailable") == 1 and "minAvailable" not in budget
+    assert resource("HorizontalPodAutoscaler")["spec"]["minReplicas"] > budget["maxUnavailable"]
+    assert spec["replicas"] > budget["maxUnavailable"]
 
 
 def test_ports_agree() -> None:
