@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import orjson
 from flask import Flask
 
 from service.api import errors, openapi
 from service.api.config import Config
 from service.api.contract.schemas import RequestSchemas, request_schemas
-from service.api.endpoints.endpoint import Resources, serve
+from service.api.endpoints.endpoint import Resources, Spec, serve
 from service.api.endpoints.health import AUDIT_LAGGING
 from service.api.envelope import budget, metrics, middleware
 from service.api.envelope.auth import ApiKeys
@@ -61,11 +60,21 @@ class AppState:
 
     config: Config
     schemas: RequestSchemas
-    spec: dict[str, object]
-    spec_yaml: bytes
-    spec_json: bytes
+    openapi: Spec
     observer: middleware.Observer
     """The per-request envelope: audit line, metrics, API keys, security headers."""
+
+    @property
+    def spec(self) -> dict[str, Any]:
+        return self.openapi.document
+
+    @property
+    def spec_yaml(self) -> bytes:
+        return self.openapi.yaml
+
+    @property
+    def spec_json(self) -> bytes:
+        return self.openapi.json
 
 
 def create_app(
@@ -112,9 +121,7 @@ def create_app(
     serve(app, ENDPOINTS, resources)
     errors.register(app, config)
 
-    spec = openapi.build_spec(ENDPOINTS, schemas)
-    resources.spec.yaml = openapi.render_yaml(spec).encode("utf-8")
-    resources.spec.json = orjson.dumps(spec)
+    resources.spec.built_by(lambda: openapi.build_spec(ENDPOINTS, schemas), openapi.render_yaml)
     observer = middleware.install(
         app,
         sink=sink,
@@ -129,7 +136,5 @@ def create_app(
         declarations={e.path: e.declaration(resources) for e in ENDPOINTS},
     )
     inner.append(observer.app)
-    app.extensions[EXTENSION] = AppState(
-        config, schemas, spec, resources.spec.yaml, resources.spec.json, observer
-    )
+    app.extensions[EXTENSION] = AppState(config, schemas, resources.spec, observer)
     return app

@@ -28,7 +28,12 @@ from service.api.contract.fields import (
     JsonSchemaMixin,
 )
 from service.api.contract.operation import Operation
-from service.api.contract.problems import PROBLEM_MEDIA_TYPE
+from service.api.contract.problems import (
+    PROBLEM_MEDIA_TYPE,
+    PROBLEM_TYPES,
+    problems_by_status,
+    shown_code,
+)
 from service.api.contract.schemas import (
     ACTION_TYPES,
     FOLD,
@@ -46,7 +51,15 @@ from service.game.scoring import CombinationType
 OPENAPI_VERSION: Final = "3.1.0"
 TITLE: Final = "Quart-Bezique adjudication service"
 
-DESCRIPTION: Final = """\
+
+def _problem_rows() -> str:
+    """The error table of the document's description, from the one table (``PROBLEM_TYPES``)."""
+    rows = ["| status | code | when |", "|---|---|---|"]
+    rows.extend(f"| {kind.status} | {shown_code(kind)} | {kind.when} |" for kind in PROBLEM_TYPES)
+    return "\n".join(rows)
+
+
+DESCRIPTION: Final = f"""\
 The reference adjudicator for Quart-Bezique (Кварт-Безик): scores hands, compares them at a
 showdown, judges betting sequences and settles rounds, exactly as its rules specification says
 (`docs/rules.md` in the source repository, ruleset `classic/1`; served as data at `/v1/rules`).
@@ -56,24 +69,7 @@ Every request body is JSON (`Content-Type: application/json`). Every refusal is 
 problem document (`application/problem+json`) with `type`, `title`, `status`, `detail` and a
 stable `code`; validation problems add `errors`, each a JSON pointer into the body and a message.
 
-| status | when | code |
-|---|---|---|
-| 400 | the body is not valid JSON (or not UTF-8, or NaN/Infinity, or an integer beyond 64 bits, \
-or nested deeper than 254 levels, or repeats a key within one object) | `MALFORMED_JSON` |
-| 401 | API keys are configured and the request has none, or not a valid one \
-(`WWW-Authenticate` says which) | `UNAUTHORIZED` |
-| 404 | no such path | `NOT_FOUND` |
-| 408 | the body did not arrive within the deadline (10 s by default); the connection is closed \
-| `REQUEST_TIMEOUT` |
-| 405 | the path exists, the method does not (the `Allow` header lists the methods) \
-| `METHOD_NOT_ALLOWED` |
-| 413 | the body is larger than the limit (1 MiB by default), or holds more JSON values \
- than the largest valid request | `BODY_TOO_LARGE` |
-| 415 | the body is not sent as `application/json` | `UNSUPPORTED_MEDIA_TYPE` |
-| 422 | the JSON does not match the request schema | `VALIDATION_ERROR` |
-| 422 | the request is well formed but the rules refuse it | the rules' code, e.g. \
-`SHOE_EXCEEDED`, `DEALER_NOT_SEATED`, `ROUND_NOT_FINISHED` |
-
+{_problem_rows()}
 Money is an integer number of chips from 1 to 2^53-1: floats, booleans and strings are refused.
 A betting sequence that breaks a rule is not an error: it is a 200 answer with `valid: false`.
 
@@ -99,37 +95,19 @@ TAGS: Final = (
     },
 )
 
-PROBLEM_RESPONSES: Final[Mapping[int | str, tuple[str, str]]] = {
-    400: ("MalformedJson", "The body is not valid JSON."),
-    401: (
-        "Unauthorized",
-        "API keys are configured and the request carries none, or not a valid one.",
-    ),
-    413: (
-        "BodyTooLarge",
-        "The body is larger than the configured limit, or holds more JSON values than the "
-        "largest valid request.",
-    ),
-    415: ("UnsupportedMediaType", "The body is not sent as `application/json`."),
-    422: (
-        "Unprocessable",
-        "The body does not match the schema (`VALIDATION_ERROR`), or the rules refuse it (their "
-        "code). `errors` points at each refused field.",
-    ),
-    503: ("NotReady", "Not ready to serve (starting or shutting down)."),
-    "4XX": (
-        "ClientError",
-        "Any other refusal, on any route: 404 `NOT_FOUND` (no such path), 405 "
-        "`METHOD_NOT_ALLOWED` (`Allow` lists the methods), 408 `REQUEST_TIMEOUT` (the body did "
-        "not arrive in time), 413 `BODY_TOO_LARGE`.",
-    ),
-    "5XX": (
-        "ServerError",
-        "The service could not answer: 503 `NOT_READY` (starting or shutting down), 503 "
-        "`AUDIT_UNAVAILABLE` (the verdict was reached but its audit record could not be written, "
-        "so it is withheld: retry), 500 `INTERNAL_ERROR`.",
-    ),
+PROBLEM_RESPONSES: Final[Mapping[int | str, tuple[str, tuple[int, ...]]]] = {
+    400: ("MalformedJson", (400,)),
+    401: ("Unauthorized", (401,)),
+    413: ("BodyTooLarge", (413,)),
+    415: ("UnsupportedMediaType", (415,)),
+    422: ("Unprocessable", (422,)),
+    503: ("NotReady", (503,)),
+    "4XX": ("ClientError", (404, 405, 408, 413)),
+    "5XX": ("ServerError", (500, 503)),
 }
+"""Each problem response component: its name and the statuses whose problem types (with their
+codes and when each is given, from ``PROBLEM_TYPES``) its description lists. The 4XX and 5XX
+ranges cover what any route can answer beyond the statuses it names."""
 """Problem responses by status; the ``4XX`` and ``5XX`` ranges are on every operation, because
 every route can be refused that way (a client generator needs them to type the error)."""
 RANGES: Final = ("4XX", "5XX")
@@ -295,7 +273,8 @@ def _field_extras(
 
 def _problem_responses() -> dict[str, Any]:
     responses: dict[str, Any] = {}
-    for status, (name, description) in PROBLEM_RESPONSES.items():
+    for status, (name, statuses) in PROBLEM_RESPONSES.items():
+        description = problems_by_status(statuses)
         headers: dict[str, Any] = {"X-Request-ID": {"$ref": "#/components/headers/RequestId"}}
         if status == "4XX":
             headers["Allow"] = {

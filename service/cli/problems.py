@@ -8,11 +8,10 @@ problem document of the same shape with a code of its own (``INPUT_ERROR``, ``IN
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from enum import IntEnum
 from typing import Any, Final
 
-from service.game.errors import PathElement, RulesError
+from service.game.errors import PathElement, RulesError, json_pointer
 
 PROBLEM_PREFIX: Final = "urn:quart-bezique:problem:"
 
@@ -29,11 +28,6 @@ class ExitCode(IntEnum):
     """No verdict: bad usage, an unreadable file, or input the rules refuse (the API's 4xx)."""
 
 
-def pointer(path: Iterable[PathElement]) -> str:
-    """RFC 6901, as the API writes it."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
 class CliError(Exception):
     """No verdict can be given; ``document`` is the problem to print with ``--json``."""
 
@@ -46,7 +40,7 @@ class CliError(Exception):
     def rules(cls, error: RulesError, *prefix: PathElement) -> CliError:
         """The API's ``rules_problem``: ``prefix`` roots the core's path in the request body
         the API would have been sent."""
-        where = pointer((*prefix, *error.path))
+        where = json_pointer((*prefix, *error.path))
         return cls(
             {
                 "type": PROBLEM_PREFIX + "rules-violation",

@@ -8,7 +8,7 @@ rule failed. Verdicts on betting sequences are *not* errors: they are values (se
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 PathElement = str | int
 
@@ -34,4 +34,10 @@ class RulesError(ValueError):
 
     def pointer(self) -> str:
         """The path as an RFC 6901 JSON pointer (``""`` for the whole document)."""
-        return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in self.path)
+        return json_pointer(self.path)
+
+
+def json_pointer(path: Iterable[PathElement]) -> str:
+    """RFC 6901 pointer of a path of keys and indexes (``""`` is the whole document): the one
+    spelling of a location in a request, for the core's refusals, the API's and the CLI's."""
+    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)

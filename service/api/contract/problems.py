@@ -22,7 +22,7 @@ from flask import Response, has_request_context, request
 from service.api.contract.error_codes import code_of
 from service.api.contract.i18n import ENGLISH, N_, negotiate
 from service.api.contract.i18n.catalog import translator
-from service.game.errors import PathElement, RulesError
+from service.game.errors import PathElement, RulesError, json_pointer
 
 PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
 TYPE_PREFIX: Final = "urn:quart-bezique:problem:"
@@ -38,50 +38,139 @@ MAX_REPORTED_TEXT: Final = 300
 
 @dataclass(frozen=True, slots=True)
 class ProblemType:
-    """A documented kind of refusal: its URN slug, human title, HTTP status and stable code."""
+    """A documented kind of refusal: its URN slug, human title, HTTP status and stable code, and
+    when it is given. This is the one error table: the OpenAPI description and problem responses
+    and the table of ``docs/api.md`` are generated from ``PROBLEM_TYPES``."""
 
     slug: str
     title: str
     status: int
     code: str
+    when: str = ""
+    shown_code: str = ""
+    """How the tables show the code, when it is not this type's own (the core's codes)."""
 
     @property
     def uri(self) -> str:
         return TYPE_PREFIX + self.slug
 
 
-MALFORMED_JSON: Final = ProblemType("malformed-json", N_("Malformed JSON"), 400, "MALFORMED_JSON")
-NOT_FOUND: Final = ProblemType("not-found", N_("Not Found"), 404, "NOT_FOUND")
+MALFORMED_JSON: Final = ProblemType(
+    "malformed-json",
+    N_("Malformed JSON"),
+    400,
+    "MALFORMED_JSON",
+    when=(
+        "not JSON, not UTF-8, NaN/Infinity, numbers beyond a double, nesting deeper "
+        "than 254, a key repeated in one object"
+    ),
+)
+NOT_FOUND: Final = ProblemType(
+    "not-found",
+    N_("Not Found"),
+    404,
+    "NOT_FOUND",
+    when=("no such path (a trailing slash is a different path)"),
+)
 METHOD_NOT_ALLOWED: Final = ProblemType(
-    "method-not-allowed", N_("Method Not Allowed"), 405, "METHOD_NOT_ALLOWED"
+    "method-not-allowed",
+    N_("Method Not Allowed"),
+    405,
+    "METHOD_NOT_ALLOWED",
+    when=("wrong method; `Allow` lists the right ones"),
 )
 BODY_TOO_LARGE: Final = ProblemType(
-    "body-too-large", N_("Content Too Large"), 413, "BODY_TOO_LARGE"
+    "body-too-large",
+    N_("Content Too Large"),
+    413,
+    "BODY_TOO_LARGE",
+    when=(
+        "body over `MAX_BODY_BYTES` (with or without `Content-Length`), or holding more "
+        "JSON values than the largest valid request"
+    ),
 )
 UNSUPPORTED_MEDIA_TYPE: Final = ProblemType(
-    "unsupported-media-type", N_("Unsupported Media Type"), 415, "UNSUPPORTED_MEDIA_TYPE"
+    "unsupported-media-type",
+    N_("Unsupported Media Type"),
+    415,
+    "UNSUPPORTED_MEDIA_TYPE",
+    when=("body not sent as `application/json`"),
 )
 VALIDATION_ERROR: Final = ProblemType(
-    "validation-error", N_("Invalid request"), 422, "VALIDATION_ERROR"
+    "validation-error",
+    N_("Invalid request"),
+    422,
+    "VALIDATION_ERROR",
+    when=(
+        "JSON that the request schema refuses; `errors` has a pointer per bad field (at most 50)"
+    ),
 )
 RULES_VIOLATION: Final = ProblemType(
-    "rules-violation", N_("Refused by the rules"), 422, "RULES_VIOLATION"
+    "rules-violation",
+    N_("Refused by the rules"),
+    422,
+    "RULES_VIOLATION",
+    when=(
+        "well formed, but the rules refuse it: `SHOE_EXCEEDED`, `DEALER_NOT_SEATED`, "
+        "`MAXIMUM_BELOW_MINIMUM`, `INVALID_AMOUNT` (antes beyond the pot limit), "
+        "`ROUND_INVALID`, `ROUND_NOT_FINISHED`, `HANDS_MISMATCH`, ..."
+    ),
+    shown_code="the core's code",
 )
 """A well-formed request the rules refuse; ``code`` is then the core's own code."""
-HTTP_ERROR: Final = ProblemType("http-error", N_("HTTP error"), 400, "HTTP_ERROR")
+HTTP_ERROR: Final = ProblemType(
+    "http-error",
+    N_("HTTP error"),
+    400,
+    "HTTP_ERROR",
+    when=(
+        "a chunked body whose framing cannot be read (a chunk size that is no number); "
+        "the connection is closed"
+    ),
+)
 """Any other HTTP-level refusal (title and status then come from the HTTP status)."""
 INTERNAL_ERROR: Final = ProblemType(
-    "internal-error", N_("Internal Server Error"), 500, "INTERNAL_ERROR"
+    "internal-error",
+    N_("Internal Server Error"),
+    500,
+    "INTERNAL_ERROR",
+    when=("a bug: logged with its traceback, never shown"),
 )
-NOT_READY: Final = ProblemType("not-ready", N_("Service Unavailable"), 503, "NOT_READY")
+NOT_READY: Final = ProblemType(
+    "not-ready",
+    N_("Service Unavailable"),
+    503,
+    "NOT_READY",
+    when=("`/readyz` only: tables not built, shutting down, or the audit log not keeping up"),
+)
 REQUEST_TIMEOUT: Final = ProblemType(
-    "request-timeout", N_("Request Timeout"), 408, "REQUEST_TIMEOUT"
+    "request-timeout",
+    N_("Request Timeout"),
+    408,
+    "REQUEST_TIMEOUT",
+    when=(
+        "the body did not arrive within `BODY_READ_TIMEOUT` (under gunicorn); the "
+        "connection is closed"
+    ),
 )
 """The body did not arrive within ``BODY_READ_TIMEOUT`` (the connection is then closed)."""
-UNAUTHORIZED: Final = ProblemType("unauthorized", N_("Unauthorized"), 401, "UNAUTHORIZED")
+UNAUTHORIZED: Final = ProblemType(
+    "unauthorized",
+    N_("Unauthorized"),
+    401,
+    "UNAUTHORIZED",
+    when=("API keys configured and none or a wrong one sent; `WWW-Authenticate: Bearer ...`"),
+)
 """No API key, or not a configured one (only when API keys are configured; see ``auth.py``)."""
 AUDIT_UNAVAILABLE: Final = ProblemType(
-    "audit-unavailable", N_("Service Unavailable"), 503, "AUDIT_UNAVAILABLE"
+    "audit-unavailable",
+    N_("Service Unavailable"),
+    503,
+    "AUDIT_UNAVAILABLE",
+    when=(
+        "a verdict was reached but its audit line could not be recorded: it is "
+        "withheld; `Retry-After: 1`"
+    ),
 )
 """The verdict was reached but its audit line could not be recorded: it is withheld (retry)."""
 
@@ -89,8 +178,8 @@ PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
     MALFORMED_JSON,
     UNAUTHORIZED,
     NOT_FOUND,
-    REQUEST_TIMEOUT,
     METHOD_NOT_ALLOWED,
+    REQUEST_TIMEOUT,
     BODY_TOO_LARGE,
     UNSUPPORTED_MEDIA_TYPE,
     VALIDATION_ERROR,
@@ -100,11 +189,6 @@ PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
     NOT_READY,
     AUDIT_UNAVAILABLE,
 )
-
-
-def json_pointer(path: Iterable[PathElement]) -> str:
-    """RFC 6901 pointer of a path of keys and indexes (``""`` is the whole document)."""
-    return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
 
 
 class Problem(Exception):
@@ -266,4 +350,32 @@ def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Prob
         _clip(error.message),
         code=error.code,
         errors=[{"pointer": pointer, "message": _clip(error.message), "code": error.code}],
+    )
+
+
+def problem_table() -> str:
+    """``PROBLEM_TYPES`` as the Markdown table ``docs/api.md`` shows (a test keeps it there)."""
+    rows = [
+        "| status | type (`urn:quart-bezique:problem:...`) | code | when |",
+        "|---|---|---|---|",
+    ]
+    rows.extend(
+        f"| {kind.status} | `{kind.slug}` | {shown_code(kind)} | {kind.when} |"
+        for kind in PROBLEM_TYPES
+    )
+    return "\n".join(rows) + "\n"
+
+
+def shown_code(kind: ProblemType) -> str:
+    return kind.shown_code or f"`{kind.code}`"
+
+
+def problems_by_status(statuses: Iterable[int]) -> str:
+    """The problem types answered with one of ``statuses``, each with its code and when: the
+    description of an OpenAPI problem response, as a Markdown list."""
+    wanted = set(statuses)
+    return "\n".join(
+        f"- {kind.status} {shown_code(kind)}: {kind.when}"
+        for kind in PROBLEM_TYPES
+        if kind.status in wanted
     )

@@ -12,11 +12,13 @@ so on): work that can be done once per app is done in the factory, never per req
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
+import orjson
 from flask import Blueprint, Flask
 from flask.typing import ResponseReturnValue
 
@@ -38,13 +40,49 @@ ReadyCheck = tuple[Callable[[], bool], str]
 """A readiness condition and the detail ``/readyz`` gives while it is False."""
 
 
-@dataclass
-class SpecBytes:
-    """The serialised OpenAPI document, filled in by the factory once every route exists (the
-    document is built from the registered endpoints, which serve it)."""
+class Spec:
+    """The OpenAPI document, built on first use and then kept: building it (apispec walking
+    every schema) is the largest part of an app's start-up, and most workers never serve it.
+    Built from the registered endpoints, which serve it, so it is handed its builder once they
+    exist (``create_app``)."""
 
-    yaml: bytes = b""
-    json: bytes = b""
+    def __init__(self) -> None:
+        self._build: Callable[[], dict[str, Any]] | None = None
+        self._lock = threading.Lock()
+        self._document: dict[str, Any] | None = None
+        self._yaml = b""
+        self._json = b""
+
+    def built_by(
+        self, build: Callable[[], dict[str, Any]], render_yaml: Callable[[dict[str, Any]], str]
+    ) -> None:
+        def document() -> dict[str, Any]:
+            found = build()
+            self._yaml = render_yaml(found).encode("utf-8")
+            self._json = orjson.dumps(found)
+            return found
+
+        self._build = document
+
+    @property
+    def document(self) -> dict[str, Any]:
+        if self._document is None:
+            with self._lock:
+                if self._document is None:
+                    if self._build is None:
+                        raise RuntimeError("the OpenAPI document has no builder yet")
+                    self._document = self._build()
+        return self._document
+
+    @property
+    def yaml(self) -> bytes:
+        self.document  # noqa: B018 - builds it on first use
+        return self._yaml
+
+    @property
+    def json(self) -> bytes:
+        self.document  # noqa: B018 - builds it on first use
+        return self._json
 
 
 @dataclass(frozen=True)
@@ -58,7 +96,7 @@ class Resources:
     keyring: Keyring | None = None
     metrics: Metrics | None = None
     """None only in a partial app (a test serving a few endpoints without ``/metrics``)."""
-    spec: SpecBytes = field(default_factory=lambda: SpecBytes())
+    spec: Spec = field(default_factory=lambda: Spec())
     ready_checks: Sequence[ReadyCheck] = ()
     inner: Callable[[], WSGIApplication] = field(default=lambda: _no_app())
     """The Flask app inside the envelope (for re-adjudication), known once the envelope is on."""

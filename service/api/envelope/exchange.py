@@ -86,9 +86,9 @@ class Exchange:
         self.received = False
         """The whole body has been read (``http.read_json``): no deadline applies any more."""
         self.timed_out = False
+        """The body did not arrive in time (``deadline.py`` cut the connection's read side)."""
         self.receipt: str | None = None
         """The verdict's signed receipt, when a signing key is configured."""
-        """The body did not arrive in time (``deadline.py`` cut the connection's read side)."""
 
     def reset(self) -> None:
         """Forget what reading and answering left behind, keeping who asked (id, kind, key, status,
