@@ -21,6 +21,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from service.api.app import create_app
 from service.api.config import Config
@@ -474,3 +475,12 @@ def test_raw_path_digest_of_near_canonical_bodies(audited: _Audited, data: bytes
     assert answer == slow_answer
     assert record["body_sha256"] == slow_record["body_sha256"]
     assert record["body_sha256"] == sha256(canonical_body(BATCH, orjson.loads(data)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=200) | st.text(alphabet=',[{:]}"ab ', max_size=200).map(str.encode))
+def test_the_raw_paths_value_bound_is_the_budgets(data: bytes) -> None:
+    from service.api.envelope.budget import values_bound
+
+    marks = audit.structure(data)
+    assert len(marks) - marks.count(b":") + 1 == values_bound(data)

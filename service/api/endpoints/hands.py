@@ -522,7 +522,10 @@ def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
     equal counts prove no key repeats. The digest hashes the raw text itself whenever it can be
     shown to be spelled canonically (``audit.batch_body_digest``)."""
     exchange.received = True
-    if len(data) > budget.FIXED and budget.values_bound(data) > budget.current_budget():
+    marks = audit.structure(data)
+    colons = marks.count(b":")
+    # what ``budget.values_bound`` counts (commas and brackets, plus one), from the same pass
+    if len(data) > budget.FIXED and len(marks) - colons + 1 > budget.current_budget():
         return None  # refused unparsed by read_json (413)
     try:
         body = orjson.loads(data)
@@ -531,13 +534,13 @@ def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
     judged = _judge(body, top_ok)
     if judged is None:
         return None
-    if data.count(b":") != len(body) + len(body["hands"]) + judged.trumps:
+    if colons != len(body) + len(body["hands"]) + judged.trumps:
         return None  # a repeated key, perhaps: read_json names it
     payload = {"results": judged.results, "ruleset": RULESET}
     answer = orjson.dumps(payload)
     exchange.body = body
     if exchange.audit:
-        exchange.body_digest = audit.batch_body_digest(data, body, judged.canonical)
+        exchange.body_digest = audit.batch_body_digest(data, marks, body, judged.canonical)
     exchange.answered(payload, answer)
     return answer
 
