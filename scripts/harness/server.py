@@ -40,13 +40,16 @@ def server_env(
 ) -> dict[str, str]:
     """The environment a server runs with: ``base`` (default: ours) without ``drop`` and the
     variables starting with ``drop_prefixes``, then ``HOST``/``PORT`` and ``overrides``. A tool
-    drops what would change the server under test (a caller's ``API_KEYS``, access log...)."""
+    drops what would change the server under test (a caller's ``API_KEYS``, access log...). A
+    server under test stops without the SIGTERM drain (``GUNICORN_DRAIN_SECONDS=0``: the drain
+    would add its seconds to every stop) unless the caller asks for one."""
     dropped = set(drop)
     env = {
         key: value
         for key, value in (os.environ if base is None else base).items()
         if key not in dropped and not (drop_prefixes and key.startswith(drop_prefixes))
     }
+    env.setdefault("GUNICORN_DRAIN_SECONDS", "0")
     env.update(HOST=LOOPBACK, PORT=str(port))
     env.update(overrides)
     return env
