@@ -26,15 +26,15 @@ Which answers are exact
   factor depends only on the multiset type of ``X``. That factor (as a score distribution packed
   into one integer, 32 bits per score, so a term is one big-integer multiply-add) is precomputed
   once per trump for every type of at most three cards; a query sums one term per sub-multiset of
-  the removed cards: 16 for a hand of four different cards and nothing seen, about 30 us. Beyond
-  20 removed cards it weighs every one of the 17,550 opponent multisets instead, with a handful
-  of C-level ``map`` passes (about 1.5 ms whatever is removed). Cached per (trump, removed cards).
+  the removed cards: 16 for a hand of four different cards and nothing seen. Beyond 20 removed
+  cards it weighs every one of the 17,550 opponent multisets instead, with a handful of C-level
+  ``map`` passes (the same work whatever is removed). Cached per (trump, removed cards).
 * **2 opponents: exact**, integer counts of ordered pairs of opponent hands. For a set ``A`` of
   hands (those scoring below the hand, or not above it), the ordered pairs of *disjoint* hands of
   ``A`` number ``sum_X (-1)^|X| a(X)^2`` over physical sets ``X`` of the remaining shoe, ``a(X)``
   being the hands of ``A`` that contain ``X``; ``a`` depends only on the type of ``X`` and follows
-  from the four-card level by ``(4 - |x|) a(x) = sum_c (r_c - x_c) a(x + c)``. About 2.5 ms,
-  plus about 5 ms the first time a (trump, score) pair is met (its tables are then cached).
+  from the four-card level by ``(4 - |x|) a(x) = sum_c (r_c - x_c) a(x + c)``. The first query
+  for a (trump, score) pair also builds that pair's tables, which are then cached.
 * **3 opponents: Monte Carlo.** The same identity for three hands needs sums over triples of
   overlapping card sets, far beyond the time budget in pure Python. The estimate deals
   ``samples`` random tables (default ``DEFAULT_SAMPLES``) with ``random.Random(seed)`` (default
@@ -100,7 +100,8 @@ MAX_OPPONENTS: Final = 3
 EXACT_OPPONENTS: Final = 2
 """Up to this many opponents the answer is exact; beyond it, Monte Carlo."""
 DEFAULT_SAMPLES: Final = 20_000
-"""Monte Carlo deals by default: a standard error of at most 0.0036, in about 55 ms."""
+"""Monte Carlo deals by default: a standard error of at most 0.0036, within the per-request work
+budget."""
 MAX_SAMPLES: Final = 1_000_000
 DEFAULT_SEED: Final = 0
 MAX_SEED: Final = 2**53 - 1
@@ -118,9 +119,10 @@ _PAIR_BITS: Final = 128
 _PAIR_MASK: Final = (1 << _PAIR_BITS) - 1
 _N_CARDS: Final = len(CARDS)
 _EXCLUSION_LIMIT: Final = 20
-"""Removed cards up to which one-opponent inclusion-exclusion (at most 6,196 terms, about 1 ms)
-is used; beyond it, weighing all 17,550 opponent multisets (about 1.5 ms whatever is removed) is
-cheaper. Measured on random removals: the two costs cross near 23 cards."""
+"""Removed cards up to which one-opponent inclusion-exclusion (at most 6,196 terms) is used;
+beyond it, weighing all 17,550 opponent multisets (the same work whatever is removed) is cheaper.
+The terms grow with the removed cards; on random removals the two costs cross a little above this
+limit (docs/performance.md)."""
 
 _BINOM: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(math.comb(n, k) for k in range(HAND_SIZE + 1)) for n in range(COPIES_IN_SHOE + 1)
@@ -394,7 +396,7 @@ def _build_model(trump: Suit | None, scores: dict[int, int]) -> _Model:
 
 def build_models(score_tables: Mapping[Suit | None, ScoreTable]) -> dict[Suit | None, _Model]:
     """Every trump setting's model from these score tables (the definition's, for ``make
-    tables``): tens of milliseconds each, which is why they ship."""
+    tables``): too slow to repeat in every worker's start, which is why they ship."""
     return {trump: _build_model(trump, score_tables[trump].scores) for trump in TRUMP_SETTINGS}
 
 

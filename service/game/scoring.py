@@ -636,7 +636,7 @@ COMPACT_WEIGHTS: Final[tuple[int, ...]] = (
 """One small weight per card such that any two different hands (four cards, repeats allowed)
 have different sums: a greedy B4 sequence, ``build_batch_table`` checks the property. A compact
 key is below 2**22, one machine digit that Python adds and hashes faster than the 72-bit
-``hand_key`` (over 10 % of the batch loop)."""
+``hand_key``, on every hand of a batch."""
 
 
 @dataclass(frozen=True, slots=True)

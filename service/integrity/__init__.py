@@ -1,7 +1,7 @@
 """Build integrity: a digest of the code, data and dependencies that decide outcomes.
 
 ``build_digest()`` is computed once per process (the first call hashes the package's files and
-reads the dependency metadata: about 15 ms) and cached; receipts carry it, and
+reads the dependency metadata, too much to repeat per receipt) and cached; receipts carry it, and
 ``quart-bezique build-digest --root DIR`` recomputes it from an image's files for comparison.
 """
 

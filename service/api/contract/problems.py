@@ -30,8 +30,9 @@ MAX_REPORTED_ERRORS: Final = 50
 """A request with thousands of bad fields gets the first 50: enough to fix, bounded to send."""
 MAX_EXPLAINED_ERRORS: Final = 500
 """Errors validation builds before it stops looking (``guard.explain``): up to this many, the
-detail counts every error; a body with more is told the count is not complete. Some 15 ms of
-marshmallow's work, where 10,000 bad hands would take it a second."""
+detail counts every error; a body with more is told the count is not complete. That keeps
+marshmallow's work a small share of the request's budget, where explaining every error of 10,000
+bad hands would take it far past that budget."""
 MAX_REPORTED_TEXT: Final = 300
 """Longest pointer or message reported: a 1 MB key or card string is not echoed back whole."""
 

@@ -1,9 +1,9 @@
 """The work one request body may cost, bounded before it is parsed.
 
-A parsed JSON value costs the worker 24 to 100 bytes whatever its size in the text: ``[]`` is
-3 bytes on the wire and about 90 bytes once parsed, so 1 MiB of empty lists, empty objects or
-one-character strings (350,000 values) costs some 35 MiB and 100 ms to parse, far past the
-per-request bounds (16 MiB, 100 ms of CPU: docs/operations.md, "Hostile input"), before any
+A parsed JSON value costs the worker a Python object whatever its size in the text: ``[]`` is
+3 bytes on the wire and many times that once parsed, so 1 MiB of empty lists, empty objects or
+one-character strings (350,000 values) costs far more memory and CPU to parse than the
+per-request bounds allow (16 MiB, 100 ms of CPU: docs/operations.md, "Hostile input"), before any
 schema looks at it. The body size limit cannot see this; a count of values can.
 
 Each item of an array or object (an element, or a key with its value) follows a comma, or the
@@ -65,8 +65,8 @@ def keep(app: Flask, config: Config) -> None:
 
 def values_bound(data: bytes) -> int:
     """An upper bound on the JSON values ``data`` holds (exact when no string holds , [ or {).
-    One C pass deleting the three characters: twice as fast as three counts (0.5 ms for a
-    440 KB batch), for a transient copy of the rest of the body."""
+    One C pass deleting the three characters: cheaper than three counting passes, for a
+    transient copy of the rest of the body."""
     return len(data) - len(data.translate(None, _COUNTED)) + 1
 
 

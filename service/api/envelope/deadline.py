@@ -7,8 +7,8 @@ leave its other connections waiting (the classic slow-loris). Here each request 
 registered with its socket (gunicorn puts it in the environ as ``gunicorn.socket``) and one
 watchdog thread per worker process shuts the read side of any socket whose body has not arrived
 within ``BODY_READ_TIMEOUT`` seconds: the blocked read returns, the request is answered 408
-``REQUEST_TIMEOUT`` and the connection closed. Registering costs a lock and a dict update (~1 µs,
-requests with a body only); nothing is watched under Flask's test client (no socket).
+``REQUEST_TIMEOUT`` and the connection closed. Registering costs a lock and a dict update
+(requests with a body only); nothing is watched under Flask's test client (no socket).
 
 The request head (line and fields) is read before the app is called: under gunicorn, the
 worker class in ``service/server`` gives it its own deadline (HEAD_READ_TIMEOUT) and hands a

@@ -19,8 +19,8 @@ by whichever worker, reads and sums all the files. Counts of a worker that died 
 never go back). Without that variable (Flask's test client, ``flask run``) each app keeps its own
 in-memory registry.
 
-Cost per request: about 1 µs, a tally in memory; the Prometheus values (memory-mapped files) are
-updated from the tallies about once a second (see ``Metrics``; figures in ``docs/operations.md``).
+Cost per request: a tally in memory; the Prometheus values (memory-mapped files) are updated
+from the tallies about once a second (see ``Metrics``; figures in ``docs/performance.md``).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ LATENCY_BUCKETS: Final = (
     10.0,
     30.0,
 )
-"""From a cached score (~0.3 ms) to a worker timeout (30 s)."""
+"""From a cached score's answer to a worker timeout (30 s)."""
 
 
 class BuildInfo(Collector):
@@ -93,10 +93,10 @@ class Metrics:
     additions) and added to the Prometheus values by ``flush``: at most every ``FLUSH_SECONDS``
     from a background thread, before each scrape this process serves, and when a gunicorn worker
     exits (``worker_exit`` in ``gunicorn.conf.py``). In multi-process mode each value update is a
-    locked write to a memory-mapped file (~1 µs, and more in a busy process): tallying first costs
-    ~1 µs per request instead of ~8 µs, at the price of a scrape seeing another worker's last
-    second or so late, and a worker killed outright (SIGKILL, OOM) losing at most that second's
-    counts -- along with the requests it was serving.
+    locked write to a memory-mapped file, dearer in a busy process, and a request makes several:
+    a tally in memory costs far less than those writes, at the price of a scrape seeing another
+    worker's last second or so late, and a worker killed outright (SIGKILL, OOM) losing at most
+    that second's counts -- along with the requests it was serving.
     """
 
     FLUSH_SECONDS: Final = 1.0

@@ -2,10 +2,10 @@
 
 Protection (does this request need an API key?), the audit kind and label, the metrics label, the
 security headers, the pre-dispatch shortcut and the view Flask runs must all describe the same
-route. They once did not: protection was decided by testing the raw path for a ``/v1/`` prefix
-while Werkzeug routed a differently spelled path (``/%2Fv1/hands/score`` reaches ``PATH_INFO`` as
-``//v1/hands/score``, which Werkzeug matched to the score view), so a verdict was
-given without a key and audited as ``unmatched``. Here the envelope resolves each request once,
+route. Decided apart, they drift: protection decided by testing the raw path for a ``/v1/``
+prefix while Werkzeug routes a differently spelled path (``/%2Fv1/hands/score`` reaches
+``PATH_INFO`` as ``//v1/hands/score``, which Werkzeug would match to the score view) gives a
+verdict without a key, audited as ``unmatched``. Here the envelope resolves each request once,
 with the app's own URL map, and hands the result to Flask (``ResolvedFlask``), which dispatches on
 it instead of matching again: there is no second opinion to disagree with.
 
@@ -23,7 +23,7 @@ Cost: a route without arguments is found with one dictionary lookup on ``(PATH_I
 that table is derived from the map (a path equal to a static rule's template, with one of its
 methods, is matched to that rule by Werkzeug: static parts outrank converters) and tested against
 the full match (``tests/security/test_route_resolution.py``). Everything else takes Werkzeug's
-full match, a few microseconds.
+full match, which costs more.
 """
 
 from __future__ import annotations

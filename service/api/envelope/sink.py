@@ -11,13 +11,13 @@ without its audit record is exactly what the record exists to prevent).
 
 Bounds (per worker process):
 
-- ``capacity`` (default 2 MiB, counted as the lines' bytes; about 4,000 lines of ~500 bytes, a few
-  seconds of a busy worker's output): how much may be waiting for the pipe;
+- ``capacity`` (default 2 MiB, counted as the lines' bytes: thousands of audit lines, a long
+  backlog even for a busy worker): how much may be waiting for the pipe;
 - ``wait`` (default 50 ms): how long a caller waits for room before it is refused. It never waits
   longer, apart from getting the GIL back (the interpreter's switch interval, 5 ms by default).
   It is ten switch intervals, not one, so that a busy machine (every thread wanting the GIL, the
-  writer among them) is not mistaken for a stalled log pipeline: a full buffer means seconds of
-  backlog, and 50 ms more changes nothing for a client;
+  writer among them) is not mistaken for a stalled log pipeline: a full buffer means a long
+  backlog, and one more wait changes nothing for a client;
 - the buffer's lock is held only to append or take lines; a caller waits for it up to
   ``LOCK_SECONDS`` (1 s), which only a starved process reaches (then it is refused as well);
 - readiness (``ready``), with hysteresis so that ``/readyz`` does not flap: not ready from the
@@ -62,8 +62,8 @@ CAPACITY: Final = 2 * 1024 * 1024
 WAIT_SECONDS: Final = 0.05
 """Default longest wait for room in the buffer before a line is refused."""
 LOCK_SECONDS: Final = 1.0
-"""Longest wait for the buffer's lock (held for microseconds, but GIL scheduling on a loaded
-machine can delay its holder by several switch intervals)."""
+"""Longest wait for the buffer's lock (held only to append or take lines, but GIL scheduling on a
+loaded machine can delay its holder by several switch intervals)."""
 EXIT_FLUSH_SECONDS: Final = 2.0
 """How long interpreter exit waits for the buffer to drain (less than gunicorn's graceful stop)."""
 CHUNK: Final = select.PIPE_BUF
