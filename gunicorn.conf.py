@@ -162,6 +162,30 @@ def _remove_own_metrics_dir() -> None:
 
 atexit.register(_remove_own_metrics_dir)
 
+WARM_LIBRARIES = (
+    "flask",
+    "marshmallow",
+    "orjson",
+    "prometheus_client",
+    "babel.messages.pofile",
+    "cryptography.hazmat.primitives.asymmetric.ed25519",
+)
+"""Third-party libraries every worker needs, imported by the master when it does not preload the
+app: a worker started without preload (a respawn, a rolling restart, ``GUNICORN_PRELOAD=false``)
+still loads the service's own code and tables afresh, but not the web stack. After the metrics
+directory is in the environment, which prometheus_client reads at import."""
+
+
+def _warm_libraries() -> None:
+    import importlib
+
+    for name in WARM_LIBRARIES:
+        importlib.import_module(name)
+
+
+if not preload_app:
+    _warm_libraries()
+
 
 def child_exit(server: Any, worker: Any) -> None:
     """A worker is gone (stopped, crashed, killed): its counters stay in (they never go back);
