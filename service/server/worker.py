@@ -16,8 +16,8 @@ them. Here the worker's poller (one thread, non-blocking sockets) does all the w
 * an answer that leaves request body bytes unread says ``Connection: close`` (``settle.py``),
   and the closing connection lingers in the poller, discarding up to ``CLOSE_DRAIN_BYTES`` for
   up to ``CLOSE_DRAIN_TIMEOUT`` after the answer, so a client still streaming its oversized body
-  gets to read the 413 instead of a reset. (Stock gthread did that drain, 64 KiB or 2 s, on the
-  poller's thread itself, blocking every other connection meanwhile.)
+  gets to read the 413 instead of a reset. (Stock gthread drains on the poller's thread itself,
+  blocking every other connection meanwhile.)
 
 Request bodies keep their deadline in the app (``service/api/envelope/deadline.py``). The
 thread pool, ``threading.local``, the app's own threads: all as in gthread, which this
