@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
-from service.api import errors, openapi
-from service.api.config import Config
+from service.api import errors
+from service.api.config import Config, service_version
 from service.api.contract.schemas import RequestSchemas, request_schemas
 from service.api.endpoints.endpoint import Resources, Spec, serve
 from service.api.endpoints.health import AUDIT_LAGGING
@@ -105,7 +105,7 @@ def create_app(
     manifest = _manifest()
     if manifest is None:
         ready_checks.append((lambda: False, "the build manifest cannot be computed"))
-    version = openapi.service_version()
+    version = service_version()
     inner: list[WSGIApplication] = []
     app_metrics = metrics.Metrics(version, RULESET)
     resources = Resources(
@@ -121,7 +121,7 @@ def create_app(
     serve(app, ENDPOINTS, resources)
     errors.register(app, config)
 
-    resources.spec.built_by(lambda: openapi.build_spec(ENDPOINTS, schemas), openapi.render_yaml)
+    resources.spec.built_by(lambda: _openapi_document(schemas))
     observer = middleware.install(
         app,
         sink=sink,
@@ -138,3 +138,13 @@ def create_app(
     inner.append(observer.app)
     app.extensions[EXTENSION] = AppState(config, schemas, resources.spec, observer)
     return app
+
+
+def _openapi_document(schemas: RequestSchemas) -> tuple[dict[str, Any], str]:
+    """The contract and its YAML text. Imported here, on first use: the builder and its
+    libraries (apispec, PyYAML) are a good part of a worker's start-up and memory, and most
+    workers never serve the document."""
+    from service.api import openapi
+
+    document = openapi.build_spec(ENDPOINTS, schemas)
+    return document, openapi.render_yaml(document)

@@ -32,6 +32,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Final
 
 MIB: Final = 1024 * 1024
@@ -179,3 +180,11 @@ def parse_origins(raw: str) -> tuple[str, ...]:
                 f"CORS_ORIGINS: {origin!r} is not an origin (scheme://host[:port], or *)"
             )
     return origins
+
+
+def service_version() -> str:
+    """The installed package's version (the audit log, build info and the contract carry it)."""
+    try:
+        return metadata.version("quart-bezique")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
+        return "0+unknown"

@@ -8,7 +8,6 @@ writes that to ``openapi.yaml``, the committed contract. The app serves the very
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from importlib import metadata
 from typing import Any, Final
 
 import yaml
@@ -17,6 +16,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import Schema, fields
 
+from service.api.config import service_version
 from service.api.contract.fields import (
     CARD_CODES,
     CARD_DESCRIPTION,
@@ -249,14 +249,6 @@ RECEIPT_HEADER: Final = {
     "`docs/verification.md`.",
     "schema": {"type": "string"},
 }
-
-
-def service_version() -> str:
-    """The installed package's version (the audit log, build info and the document carry it)."""
-    try:
-        return metadata.version("quart-bezique")
-    except metadata.PackageNotFoundError:  # pragma: no cover - running from a bare checkout
-        return "0+unknown"
 
 
 def _field_extras(

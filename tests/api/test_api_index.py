@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from api_support import ok, problem
 from flask.testing import FlaskClient
 
-from service.api.openapi import service_version
+from service.api.config import service_version
 from service.game.ruleset import RULESET
+from tests.api.api_support import ok, problem
 
 
 def test_the_root_is_a_json_index_of_the_service(client: FlaskClient) -> None:

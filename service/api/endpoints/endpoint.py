@@ -53,12 +53,12 @@ class Spec:
         self._yaml = b""
         self._json = b""
 
-    def built_by(
-        self, build: Callable[[], dict[str, Any]], render_yaml: Callable[[dict[str, Any]], str]
-    ) -> None:
+    def built_by(self, build: Callable[[], tuple[dict[str, Any], str]]) -> None:
+        """``build`` returns the document and its YAML text."""
+
         def document() -> dict[str, Any]:
-            found = build()
-            self._yaml = render_yaml(found).encode("utf-8")
+            found, text = build()
+            self._yaml = text.encode("utf-8")
             self._json = orjson.dumps(found)
             return found
 
