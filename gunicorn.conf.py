@@ -168,7 +168,6 @@ WARM_LIBRARIES = (
     "orjson",
     "prometheus_client",
     "babel.messages.pofile",
-    "cryptography.hazmat.primitives.asymmetric.ed25519",
 )
 """Third-party libraries every worker needs, imported by the master when it does not preload the
 app: a worker started without preload (a respawn, a rolling restart, ``GUNICORN_PRELOAD=false``)

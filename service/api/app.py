@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from flask import Flask
 
@@ -32,15 +32,17 @@ from service.game.odds import ensure_odds_tables
 from service.game.ruleset import RULESET
 from service.game.scoring import ensure_tables
 from service.integrity import Manifest, current_manifest
-from service.receipts import Keyring, Signer, signer_from_env
+from service.receipts import signer_from_env
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
+    from service.receipts import Keyring, Signer
+
 log = logging.getLogger("service.api")
 
 EXTENSION = "quart_bezique"
-Signing = tuple[Signer, Keyring]
+Signing: TypeAlias = "tuple[Signer, Keyring]"
 """The receipt signer and every key receipts verify with (``service.receipts``)."""
 
 

@@ -8,22 +8,56 @@ against the request and response it covers, with no server.
 
 from __future__ import annotations
 
-from service.integrity import build_digest, service_version
+import importlib
+import os
+from typing import TYPE_CHECKING, Any
 
-from .claims import TYPE, Claims
-from .config import Keyring, ReceiptConfigError, keyring_from_env
-from .jose import ALGORITHM, thumbprint
-from .keys import KeyMaterialError, SigningKey, VerificationKey
-from .signer import RECEIPT_HEADER, Signer
-from .verify import (
-    DigestCheck,
-    JwksError,
-    Reason,
-    Verification,
-    request_digest,
-    trusted_keys,
-    verify_receipt,
-)
+from .header import RECEIPT_HEADER, Reason
+
+if TYPE_CHECKING:
+    from .claims import TYPE, Claims
+    from .config import Keyring, ReceiptConfigError, keyring_from_env
+    from .jose import ALGORITHM, thumbprint
+    from .keys import KeyMaterialError, SigningKey, VerificationKey
+    from .signer import Signer
+    from .verify import (
+        DigestCheck,
+        JwksError,
+        Verification,
+        request_digest,
+        trusted_keys,
+        verify_receipt,
+    )
+
+_HOMES = {
+    "TYPE": "claims",
+    "Claims": "claims",
+    "Keyring": "config",
+    "ReceiptConfigError": "config",
+    "keyring_from_env": "config",
+    "ALGORITHM": "jose",
+    "thumbprint": "jose",
+    "KeyMaterialError": "keys",
+    "SigningKey": "keys",
+    "VerificationKey": "keys",
+    "Signer": "signer",
+    "DigestCheck": "verify",
+    "JwksError": "verify",
+    "Verification": "verify",
+    "request_digest": "verify",
+    "trusted_keys": "verify",
+    "verify_receipt": "verify",
+}
+"""Where each name lives. The package loads a module (and with most of them the cryptography
+library) on first use of one of its names: a service that signs nothing never loads it."""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+
 
 __all__ = [
     "ALGORITHM",
@@ -54,6 +88,13 @@ def signer_from_env() -> tuple[Signer, Keyring] | None:
 
     Computes the build digest now (``service.integrity``), so call it at start-up, before
     gunicorn forks its workers."""
+    if not any(name.startswith("SIGNING_") and value.strip() for name, value in os.environ.items()):
+        return None  # receipts off, decided without loading the key machinery
+    from service.integrity import build_digest, service_version
+
+    from .config import keyring_from_env
+    from .signer import Signer
+
     keyring = keyring_from_env()
     if keyring is None:
         return None

@@ -17,7 +17,6 @@ from .claims import TYPE, Claims
 from .jose import ALGORITHM, b64encode, canonical_json
 from .keys import SigningKey
 
-RECEIPT_HEADER: Final = "Verdict-Receipt"
 """The HTTP response header a receipt travels in."""
 
 

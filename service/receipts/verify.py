@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 import orjson
@@ -33,25 +32,9 @@ from cryptography.exceptions import InvalidSignature
 from service.api.envelope.audit import canonical_body
 
 from .claims import HEADER_NAMES, TYPE, Claims
+from .header import Reason
 from .jose import ALGORITHM, EncodingError, b64decode
 from .keys import VerificationKey, jwks_keys
-
-
-class Reason(StrEnum):
-    """Why a receipt is refused (``VALID`` when it is not)."""
-
-    VALID = "VALID"
-    MALFORMED_RECEIPT = "MALFORMED_RECEIPT"
-    ALGORITHM_NOT_ALLOWED = "ALGORITHM_NOT_ALLOWED"
-    UNKNOWN_KEY = "UNKNOWN_KEY"
-    BAD_SIGNATURE = "BAD_SIGNATURE"
-    MALFORMED_CLAIMS = "MALFORMED_CLAIMS"
-    HEADER_MISMATCH = "HEADER_MISMATCH"
-    ENDPOINT_MISMATCH = "ENDPOINT_MISMATCH"
-    REQUEST_MISMATCH = "REQUEST_MISMATCH"
-    RESPONSE_MISMATCH = "RESPONSE_MISMATCH"
-    RULESET_MISMATCH = "RULESET_MISMATCH"
-    BUILD_MISMATCH = "BUILD_MISMATCH"
 
 
 @dataclass(frozen=True, slots=True)

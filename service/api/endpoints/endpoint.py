@@ -28,12 +28,12 @@ from service.api.contract.schemas import RequestSchemas
 from service.api.envelope.audit import PLAIN, Kind
 from service.api.envelope.routes import RouteDeclaration, Shortcut
 from service.integrity import Manifest
-from service.receipts import Keyring
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
 
     from service.api.envelope.metrics import Metrics
+    from service.receipts import Keyring
 
 View = Callable[..., ResponseReturnValue]
 ReadyCheck = tuple[Callable[[], bool], str]

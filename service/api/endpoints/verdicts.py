@@ -36,7 +36,7 @@ from service.api.envelope import exchange
 from service.api.envelope.audit import KINDS, SIGNED_ROUTES
 from service.api.envelope.body import json_response, load, read_json, static_json_response
 from service.game.ruleset import RULESET
-from service.receipts import Reason, request_digest, verify_receipt
+from service.receipts.header import Reason
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIApplication
@@ -276,6 +276,8 @@ def _verify_view(resources: Resources) -> View:
     build_digest = manifest.digest if manifest is not None else ""
 
     def verify() -> Response:
+        from service.receipts import request_digest, verify_receipt  # loads cryptography
+
         body = load(VerifyRequestSchema(), read_json())
         endpoint: str = body["endpoint"]
         sent = orjson.dumps(body["request"])

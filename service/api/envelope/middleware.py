@@ -42,12 +42,13 @@ from service.api.envelope.cors import Cors
 from service.api.envelope.deadline import BodyDeadlines
 from service.api.envelope.exchange import Exchange, local
 from service.api.envelope.routes import RESOLUTION_KEY, Route, RouteDeclaration, Router
-from service.receipts import RECEIPT_HEADER, Signer
+from service.receipts.header import RECEIPT_HEADER
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
     from service.api.envelope.metrics import Metrics
+    from service.receipts import Signer
 
 log = logging.getLogger("service.api.audit")
 
