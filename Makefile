@@ -33,13 +33,15 @@ lint: $(VENV)/.test-installed
 # The fast loop while working: lint, format, types and the tests that need no container, browser,
 # npm tools or load generator (a couple of minutes). `make test` is what CI runs.
 check: lint typecheck $(VENV)/.test-installed
-	$(VENV)/bin/pytest -q -m "not container" tests --ignore=tests/browser --ignore=tests/contract
+	$(VENV)/bin/pytest -q -m "not container and not browser and not slow" tests --ignore=tests/contract
 
 typecheck: $(VENV)/.test-installed
-	$(VENV)/bin/mypy --strict service gunicorn.conf.py
+	$(VENV)/bin/mypy --strict service scripts tests gunicorn.conf.py
 
+# Branch coverage of service/, subprocesses (gunicorn) included; fails under [tool.coverage.report]
+# fail_under of pyproject.toml.
 unit: $(VENV)/.test-installed
-	$(VENV)/bin/pytest -q -m "not container" tests
+	$(VENV)/bin/pytest -q -m "not container" --cov --cov-report=term tests
 
 container-test: $(VENV)/.test-installed
 	bash scripts/container_test.sh

@@ -1,4 +1,5 @@
-"""Small helpers shared by the HTTP tests (imported by module name: tests/api is on sys.path)."""
+"""Small helpers shared by the HTTP tests: problem and success answers, a real gunicorn server,
+valid request bodies and random mutations of them."""
 
 from __future__ import annotations
 

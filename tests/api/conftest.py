@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from api_support import LiveServer, start_server
 from flask import Flask
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.api.config import Config
+from tests.api.api_support import LiveServer, start_server
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from typing import Any
 
 import orjson
 import pytest
-from api_support import problem
 from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +20,7 @@ from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.api.envelope import audit
 from service.api.envelope.sink import AuditSink
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
+from tests.api.api_support import problem
 
 SCORE = "/v1/hands/score"
 BATCH = "/v1/hands/batch-score"

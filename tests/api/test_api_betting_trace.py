@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_support import ok, problem
 from flask.testing import FlaskClient
 
 from service.api.endpoints.betting import EXAMPLE_ROUND
+from tests.api.api_support import ok, problem
 
 URL = "/v1/betting/validate"
 

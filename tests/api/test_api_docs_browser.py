@@ -10,8 +10,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from api_support import LiveServer
-from chromium_cdp import browser, install_chromium
+
+from tests.api.api_support import LiveServer
+from tests.api.chromium_cdp import browser, install_chromium
+
+pytestmark = pytest.mark.browser
 
 OPERATIONS_JS = """
 [...document.querySelectorAll('.opblock')].map(block =>

@@ -7,7 +7,6 @@ import random
 from typing import Any
 
 import pytest
-from api_support import VALID, mutate, problem
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,6 +15,7 @@ from service import parse_cards
 from service.api.contract.error_codes import INVALID_VALUE, code_of, coded
 from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.game.errors import RulesError
+from tests.api.api_support import VALID, mutate, problem
 
 SCORE = "/v1/hands/score"
 

@@ -6,13 +6,13 @@ import io
 import logging
 
 import pytest
-from api_support import problem
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import EnvironBuilder
 
 from service.api.app import create_app
 from service.api.config import Config
+from tests.api.api_support import problem
 
 SCORE = "/v1/hands/score"
 HAND = b'{"cards": ["KS", "QS", "JS", "JC"]}'

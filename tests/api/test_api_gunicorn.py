@@ -10,7 +10,8 @@ from typing import Any
 import orjson
 import pytest
 import yaml
-from api_support import LiveServer, start_server
+
+from tests.api.api_support import LiveServer, start_server
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"

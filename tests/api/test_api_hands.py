@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_support import ok, pointers, problem
 from flask.testing import FlaskClient
 
 from service.game.scoring import score_hand
+from tests.api.api_support import ok, pointers, problem
 
 SCORE = "/v1/hands/score"
 BATCH = "/v1/hands/batch-score"

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from api_support import LiveServer, problem
 from flask import Flask
 
 from service.api.app import create_app
 from service.api.config import Config
+from tests.api.api_support import LiveServer, problem
 
 POSTS = [
     "/v1/hands/score",
@@ -28,11 +28,12 @@ POSTS = [
 ]
 MIB = 1024 * 1024
 TIME_BOUND = 30.0
-"""A hang guard, not a measure: the worst body takes well under 0.1 s of CPU in-process
-(``scripts/worst_shapes.py`` measures it; ``tests/security/test_worst_shapes.py`` bounds the
-allocations deterministically)."""
+"""A hang guard, not a measure: ``scripts/worst_shapes.py`` measures the CPU time of the worst
+bodies (figures in docs/operations.md, "Hostile input"); ``tests/security/test_worst_shapes.py``
+bounds their allocations deterministically."""
 MEMORY_BOUND = 64 * MIB
-"""Peak resident memory added while answering one 1 MiB body (the worst measured: ~35 MiB)."""
+"""Peak resident memory added while answering one 1 MiB body (what the worst bodies add is
+measured in docs/operations.md, "Hostile input")."""
 ANSWER_BOUND = 16 * 1024
 
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import orjson
 import pytest
-from api_support import VALID, mutate, problem
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from werkzeug.wrappers import Response
 
 from service.api.app import create_app
 from service.api.config import Config
@@ -38,6 +38,7 @@ from service.api.contract.problems import (
 )
 from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.api.envelope import auth
+from tests.api.api_support import VALID, mutate, problem
 
 RU = {"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.8"}
 SCORE = "/v1/hands/score"
@@ -163,7 +164,7 @@ def _translated(english: str, russian: str) -> bool:
     )
 
 
-def assert_russian(english: Any, russian: Any) -> dict[str, Any]:
+def assert_russian(english: Response, russian: Response) -> dict[str, Any]:
     """``russian`` is ``english`` translated: same status, type, code and pointers; its title,
     detail and every message in Russian; the headers say so."""
     assert russian.status_code == english.status_code
@@ -171,7 +172,8 @@ def assert_russian(english: Any, russian: Any) -> dict[str, Any]:
     assert english.headers["Content-Language"] == ENGLISH
     for response in (english, russian):
         assert "Accept-Language" in response.headers.getlist("Vary")
-    en, ru = orjson.loads(english.get_data()), orjson.loads(russian.get_data())
+    en: dict[str, Any] = orjson.loads(english.get_data())
+    ru: dict[str, Any] = orjson.loads(russian.get_data())
     for key in ("type", "status", "code"):
         assert ru[key] == en[key]
     assert _translated(en["title"], ru["title"]), (en["title"], ru["title"])

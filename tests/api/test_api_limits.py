@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 import pytest
-from api_support import ROOT, LiveServer, problem, start_server
 
 from service.api.app import create_app
 from service.api.config import Config
+from tests.api.api_support import ROOT, LiveServer, problem, start_server
 
 HAND = {"cards": ["KS", "QS", "JS", "JC"]}
 FOLD = {"player": "ann", "type": "fold"}

@@ -6,13 +6,13 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from api_support import ok, problem
 from flask.testing import FlaskClient
 
 from service.api.endpoints import health as meta
 from service.game import scoring
 from service.game.betting import MAX_MONEY, ReasonCode
 from service.game.cards import CARD_BY_SPELLING, RANKS
+from tests.api.api_support import ok, problem
 
 
 def test_rules_are_the_cores_tables(client: FlaskClient) -> None:

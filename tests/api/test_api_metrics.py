@@ -12,13 +12,13 @@ from pathlib import Path
 
 import orjson
 import pytest
-from api_support import LiveServer, start_server
 from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.api.config import Config
 from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.api.envelope.metrics import Metrics
+from tests.api.api_support import LiveServer, start_server
 
 HAND = {"cards": ["KS", "QS", "JS", "JC"]}
 JSON = {"Content-Type": "application/json"}

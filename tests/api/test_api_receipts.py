@@ -9,7 +9,6 @@ from typing import Any
 import jwt
 import orjson
 import pytest
-from api_support import ok, problem
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from flask import Flask
 from flask.testing import FlaskClient
@@ -21,6 +20,7 @@ from service.api.envelope import audit
 from service.game.ruleset import RULESET
 from service.integrity import build_digest
 from service.receipts import Keyring, Signer, SigningKey, thumbprint
+from tests.api.api_support import ok, problem
 
 VERDICTS: dict[str, dict[str, Any]] = {
     "/v1/hands/score": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},

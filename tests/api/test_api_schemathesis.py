@@ -28,6 +28,8 @@ schema = schemathesis.openapi.from_path(
 )
 schema.app = create_app(Config())
 
+pytestmark = pytest.mark.slow
+
 CASES: Counter[str] = Counter()
 STATUSES: Counter[tuple[str, int]] = Counter()
 

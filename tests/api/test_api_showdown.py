@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from api_support import ok, pointers, problem
 from flask.testing import FlaskClient
+
+from tests.api.api_support import ok, pointers, problem
 
 URL = "/v1/showdown"
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from api_support import ok, problem
 from flask import Flask
 
 from service.api import errors
@@ -26,6 +25,7 @@ from service.api.contract.schemas import request_schemas
 from service.api.endpoints import health as meta
 from service.api.endpoints.endpoint import Resources, serve
 from service.api.envelope.sink import CHUNK, AuditSink
+from tests.api.api_support import ok, problem
 
 HANG_GUARD = 30.0
 """Seconds before a test calls something hung: never reached unless the sink is broken."""

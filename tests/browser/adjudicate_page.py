@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chromium_cdp import Browser
+from tests.api.chromium_cdp import Browser
 
 IMPACTS_REFUSED = ("serious", "critical")
 

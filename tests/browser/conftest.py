@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,10 +18,8 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
-from api_support import ROOT, LiveServer, start_server
-from chromium_cdp import install_chromium
+from tests.api.api_support import ROOT, LiveServer, start_server
+from tests.api.chromium_cdp import install_chromium
 
 API_KEY = "browser-suite-key-0123456789abcdef"
 AXE_DIR = ROOT / "tmp" / "axe"

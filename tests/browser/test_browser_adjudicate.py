@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from adjudicate_page import Page, js
-from api_support import LiveServer
-from chromium_cdp import Browser, browser
+
+from tests.api.api_support import LiveServer
+from tests.api.chromium_cdp import Browser, browser
+from tests.browser.adjudicate_page import Page, js
+
+pytestmark = pytest.mark.browser
 
 STATUS_LOGS = re.compile(r"the server responded with a status of (401|422)")
 """Chromium logs every refused fetch; those are the refusals the tests provoke on purpose."""

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from flask.testing import FlaskClient
@@ -21,6 +20,7 @@ from service.api.config import Config
 from service.cli import ExitCode
 from service.integrity import build_digest, current_manifest, installed_root
 from service.receipts import Keyring, Signer, SigningKey, request_digest
+from tests.cli.cli_support import run
 
 ENDPOINT = "/v1/hands/score"
 REQUEST: dict[str, Any] = {"trump": "♠", "cards": ["ks", "QS", "JS", "JC"]}

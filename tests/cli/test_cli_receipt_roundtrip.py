@@ -31,16 +31,13 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
-from cli_support import run
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
 from service.cli import ExitCode
 from service.integrity import installed_root
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
-from api_support import start_server
+from tests.api.api_support import start_server
+from tests.cli.cli_support import run
 
 ENDPOINT: Final = "/v1/hands/score"
 REQUEST: Final = b'{"cards":["KS","QS","JS","JC"],"trump":"S"}'

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_support import run
 from flask.testing import FlaskClient
 
 from service import score_hand
@@ -19,6 +18,7 @@ from service.api.app import create_app
 from service.api.config import Config
 from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.cli import ExitCode
+from tests.cli.cli_support import run
 
 ROUND: dict[str, Any] = EXAMPLE_ROUND
 SETTLE = {

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from contract_support import API_KEY, ROOT, LiveServer, bin_path, run, start_server
+
+from tests.contract.contract_support import API_KEY, ROOT, LiveServer, bin_path, run, start_server
 
 
 @pytest.fixture(scope="session", autouse=True)

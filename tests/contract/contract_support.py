@@ -1,18 +1,15 @@
-"""Helpers shared by the contract-tool checks (imported by module name: this directory is on
-sys.path when pytest collects it)."""
+"""Helpers shared by the contract-tool checks: the npm tools, run from the repository root, and
+the live server the examples call."""
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-# start_server lives with the HTTP tests; tests/api is on sys.path only when pytest collects it.
-sys.path.insert(0, str(ROOT / "tests" / "api"))
+from tests.api.api_support import LiveServer, start_server
 
-from api_support import LiveServer, start_server  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 __all__ = ["API_KEY", "NPM_ENV", "ROOT", "LiveServer", "bin_path", "run", "start_server"]
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
-from contract_support import API_KEY, NPM_ENV, ROOT, LiveServer, bin_path, run
+
+from tests.contract.contract_support import API_KEY, NPM_ENV, ROOT, LiveServer, bin_path, run
 
 EXPECTED_LINES = [
     "score: 16 [bezique 4, coronka 12]",

@@ -92,6 +92,7 @@ def test_every_short_string_has_at_most_one_documented_reading() -> None:
     assert ambiguous == []
 
 
+@pytest.mark.slow
 def test_every_short_string_is_read_exactly_as_documented_or_refused() -> None:
     accepted = 0
     for text in ALL_STRINGS:
@@ -127,6 +128,7 @@ NAMES = {"nine": "9", "ten": "10", "jack": "J", "queen": "Q", "king": "K", "ace"
          "spades": "S", "clubs": "C", "hearts": "H", "diamonds": "D"}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_every_suggestion_in_a_refusal_is_an_accepted_code_of_the_card_it_names() -> None:
     suggested = 0
     for text in ALL_STRINGS:
@@ -143,6 +145,7 @@ def test_every_suggestion_in_a_refusal_is_an_accepted_code_of_the_card_it_names(
     assert suggested > 1000
 
 
+@pytest.mark.slow
 def test_mixed_script_codes_are_refused_naming_every_reading() -> None:
     mixed = [
         t for t in ALL_STRINGS

@@ -329,6 +329,7 @@ def test_rules_1_the_hand_space_has_17550_hands() -> None:
     assert len({hand_key(h) for h in ALL_HANDS}) == 17_550
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
 def test_rules_5_table_equals_the_declaration_search_for_every_hand(trump: Suit | None) -> None:
     served = table(trump)
@@ -336,6 +337,7 @@ def test_rules_5_table_equals_the_declaration_search_for_every_hand(trump: Suit 
         assert served.breakdowns[hand_key(hand)] == search_declaration(hand, trump), hand
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
 def test_rules_5_search_agrees_with_an_independent_reference(trump: Suit | None) -> None:
     code = trump.value if trump else None
@@ -343,6 +345,7 @@ def test_rules_5_search_agrees_with_an_independent_reference(trump: Suit | None)
         assert table(trump).scores[hand_key(hand)] == reference_score(hand, code), hand
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
 def test_rules_5_every_breakdown_is_a_legal_declaration(trump: Suit | None) -> None:
     for hand in ALL_HANDS:
@@ -356,6 +359,7 @@ def test_rules_6_doubling_never_lowers_a_score() -> None:
         assert all(doubled[key] >= points for key, points in plain.items())
 
 
+@pytest.mark.slow
 def test_rules_5_5_permuting_a_hand_changes_neither_score_nor_breakdown() -> None:
     for hand in ALL_HANDS:
         codes = [c.code for c in hand]

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from receipt_keys import BUILD, private_pem
 
 from service.receipts import Keyring, Signer, SigningKey, thumbprint
+from tests.receipts.receipt_keys import BUILD, private_pem
 
 
 @pytest.fixture

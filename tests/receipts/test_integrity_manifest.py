@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tree_support import dist_info, site_packages
 
 from service.integrity import (
     FORMAT,
@@ -19,6 +18,7 @@ from service.integrity import (
     tree_manifest,
 )
 from service.integrity import manifest as manifest_module
+from tests.receipts.tree_support import dist_info, site_packages
 
 
 def test_installed_root_holds_the_running_package() -> None:

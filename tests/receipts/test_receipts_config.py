@@ -14,10 +14,10 @@ from cryptography.hazmat.primitives.serialization import (
     NoEncryption,
     PrivateFormat,
 )
-from receipt_keys import private_pem, public_pem
 
 from service.api.config import ConfigError
 from service.receipts import Keyring, ReceiptConfigError, keyring_from_env, thumbprint
+from tests.receipts.receipt_keys import private_pem, public_pem
 
 
 def _configure(**env: str) -> Keyring | None:

@@ -3,15 +3,11 @@ API keys configured, so every attack is replayed against what a platform actuall
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
-from api_support import LiveServer, start_server
+from tests.api.api_support import LiveServer, start_server
 
 API_KEY = "security-suite-key-0123456789abcdef"
 """The one key the keyed server accepts."""

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import orjson
 import pytest
-from api_support import PROBLEM, ROOT, free_port
 
 from service.api.contract.problems import AUDIT_UNAVAILABLE
+from tests.api.api_support import PROBLEM, ROOT, free_port
 
 HANG_GUARD = 60.0
 """Seconds before a phase is called hung (never reached by a working service)."""
@@ -117,6 +117,8 @@ def server(tmp_path: Path) -> Iterator[Server]:
         running.stop()
         assert running.reader is not None
         running.reader.join(HANG_GUARD)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def _answers(server: Server, path: str, status: int) -> bool:

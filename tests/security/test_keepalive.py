@@ -14,8 +14,9 @@ import socket
 
 import orjson
 import pytest
-from api_support import LiveServer
-from raw_http import read_answers
+
+from tests.api.api_support import LiveServer
+from tests.security.raw_http import read_answers
 
 MAX_BODY_BYTES = 1024 * 1024
 """The keyed server's limit (the default)."""

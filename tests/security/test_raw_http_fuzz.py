@@ -40,11 +40,11 @@ from typing import Any, Final
 
 import orjson
 import pytest
-from api_support import LiveServer
-from raw_http import NoAnswer, RawResponse, exchange
 
 from service.api.app import create_app
 from service.api.config import Config
+from tests.api.api_support import LiveServer
+from tests.security.raw_http import NoAnswer, RawResponse, exchange
 
 SEED: Final = 20261130
 REQUESTS: Final = 500

@@ -122,7 +122,7 @@ def test_the_absolute_form_is_routed_by_its_path(keyed: Keyed) -> None:
         environ = EnvironBuilder(method="POST", json=SCORE_BODY).get_environ()
         environ["PATH_INFO"] = target.split("example", 1)[-1].split("localhost", 1)[-1]
         environ["REQUEST_URI"] = target
-        response = keyed.client.open(environ)  # type: ignore[arg-type]
+        response = keyed.client.open(environ)
         assert response.status_code == 401
 
 

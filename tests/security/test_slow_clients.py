@@ -6,7 +6,7 @@ request. The bound asserted is a hang-guard (``HANG_GUARD`` seconds, far above w
 see "Slow clients" in ``docs/operations.md``); the outcome asserted is that each answer arrives,
 is correct and was not served by a connection that had to wait for the crowd.
 
-Run as a script (``.venv/bin/python tests/security/test_slow_clients.py [crowd size]``) it prints
+Run as a module (``.venv/bin/python -m tests.security.test_slow_clients [crowd size]``) it prints
 the latencies with each crowd, for the stock gthread worker too (``GUNICORN_WORKER_CLASS=gthread``,
 any other ``gunicorn.conf.py`` variable likewise).
 """
@@ -25,15 +25,14 @@ from pathlib import Path
 import orjson
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "api"))
-
-from api_support import LiveServer, start_server
-from raw_http import read_answers
+from tests.api.api_support import LiveServer, start_server
+from tests.security.raw_http import read_answers
 
 CROWD = 100
 """Hostile connections per scenario."""
 HANG_GUARD = 5.0
-"""Seconds after which a request counts as stalled (measured: well under 0.1 s)."""
+"""Seconds after which a request counts as stalled: a hang guard (the latencies measured are in
+docs/operations.md, "Slow clients")."""
 HAND = orjson.dumps({"cards": ["KS", "QS", "JS", "JC"]})
 TRICKLED_HEAD = b"POST /v1/hands/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
 """Never completed: a trickler sends it one byte at a time, then starts over."""
