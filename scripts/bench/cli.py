@@ -1,5 +1,5 @@
-"""The run: idle check, HTTP measurements, in-process measurements, cold start, then targets,
-report, chart and ``results.json``. Everything started is stopped by pid on success, error,
+"""The run: idle check, HTTP measurements, in-process measurements, the start-up part, then
+targets, report, chart and ``results.json``. Everything started is stopped by pid on success, error,
 Ctrl-C or SIGTERM."""
 
 from __future__ import annotations
@@ -17,7 +17,14 @@ from pathlib import Path
 from scripts.bench import __doc__ as package_doc
 from scripts.bench.bodies import Bodies, write_bodies
 from scripts.bench.chart import chart
-from scripts.bench.config import BATCH_HANDS, BETTING_ACTIONS, ODDS_POOL, ODDS_POOL_QUICK, SEED
+from scripts.bench.config import (
+    BATCH_HANDS,
+    BETTING_ACTIONS,
+    IDLE_SETTLE_S,
+    ODDS_POOL,
+    ODDS_POOL_QUICK,
+    SEED,
+)
 from scripts.bench.http_runs import run_http
 from scripts.bench.inprocess import Params
 from scripts.bench.log import log, warn
@@ -25,7 +32,7 @@ from scripts.bench.machine import idle_check, machine_meta, plan_cpus
 from scripts.bench.options import Options, parse_args
 from scripts.bench.records import Inprocess, Results, Settings, decode
 from scripts.bench.report import report
-from scripts.bench.startup import cold_start
+from scripts.bench.startup import measure_startup
 from scripts.bench.targets import evaluate
 from scripts.harness.processes import Terminated, pin, unwind_on_signals
 from scripts.harness.server import REPO, ServerError
@@ -128,8 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             contextlib.ExitStack() as stack,
         ):
             tmp = Path(tmp_name)
-            bodies = write_bodies(tmp, ODDS_POOL_QUICK if options.quick else ODDS_POOL)
             odds_endpoint = False
+            if not (options.no_http and options.no_inprocess):
+                bodies = write_bodies(tmp, ODDS_POOL_QUICK if options.quick else ODDS_POOL)
             if not options.no_http:
                 run_http(options, results, bodies, tmp, server_cpus, load_cpus, stack)
                 odds = results.http.get("odds")
@@ -137,8 +145,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             stack.close()
             if not options.no_inprocess:
                 results.inprocess = run_inprocess(options, bodies, tmp, server_cpus, odds_endpoint)
-                log("cold start of a fresh interpreter")
-                results.cold = cold_start(server_cpus, 1 if options.quick else 3)
+            if options.startup:
+                # Last: nothing of ours runs beside the servers it starts one at a time.
+                results.cold_start, notes = measure_startup(
+                    server_cpus, options.startup_runs, tmp, IDLE_SETTLE_S
+                )
+                results.warnings += notes
     except (RuntimeError, ServerError, subprocess.SubprocessError) as error:
         log(f"failed, everything started was stopped: {error}")
         return 1

@@ -7,9 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.bench.config import DEFAULT_OUT
+from scripts.bench.config import DEFAULT_OUT, STARTUP_RUNS, STARTUP_RUNS_QUICK
 
 ENDPOINT_KEYS = "baseline_flask,score,baseline_wsgi,batch,batch_breakdown,validate,odds"
+STARTUP = "startup"
+"""Not an endpoint: in ``--only`` it selects the start-up part (fresh interpreters, lone
+workers)."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,9 @@ class Options:
     """Endpoint keys to measure; empty: all."""
     no_http: bool
     no_inprocess: bool
+    startup: bool
+    """Measure the start-up part (the start-up targets are judged on it)."""
+    startup_runs: int
     profile: bool
     out: Path
 
@@ -61,9 +67,23 @@ def parse_args(argv: Sequence[str] | None, description: str | None) -> Options:
         "--budget", type=float, help="seconds per in-process repeat of a WSGI call (0.2)"
     )
     parser.add_argument("--odds-queries", type=int, help="distinct in-process odds queries (300)")
-    parser.add_argument("--only", help=f"comma-separated endpoint keys: {ENDPOINT_KEYS}")
+    parser.add_argument(
+        "--only",
+        help=f"comma-separated endpoint keys ({ENDPOINT_KEYS}) and/or {STARTUP!r} (the start-up "
+        f"part; alone, nothing else runs)",
+    )
     parser.add_argument("--no-http", action="store_true", help="skip the servers and wrk")
     parser.add_argument("--no-inprocess", action="store_true", help="skip in-process figures")
+    parser.add_argument(
+        "--no-startup",
+        action="store_true",
+        help="skip the start-up part (fresh interpreters, lone workers with and without preload)",
+    )
+    parser.add_argument(
+        "--startup-runs",
+        type=int,
+        help=f"starts of each kind in the start-up part, medians reported ({STARTUP_RUNS})",
+    )
     parser.add_argument(
         "--profile",
         action="store_true",
@@ -76,10 +96,15 @@ def parse_args(argv: Sequence[str] | None, description: str | None) -> Options:
     def given(value: float | None, full: float, smoke: float) -> float:
         return value if value is not None else (smoke if quick else full)
 
-    only = frozenset(args.only.split(",")) if args.only else frozenset()
-    unknown = only - set(ENDPOINT_KEYS.split(","))
+    chosen = frozenset(args.only.split(",")) if args.only else frozenset()
+    unknown = chosen - set(ENDPOINT_KEYS.split(",")) - {STARTUP}
     if unknown:
-        parser.error(f"--only: unknown endpoint keys {sorted(unknown)}")
+        parser.error(f"--only: unknown keys {sorted(unknown)}")
+    only = chosen - {STARTUP}
+    endpoints_wanted = not chosen or bool(only)
+    runs = int(given(args.startup_runs, STARTUP_RUNS, STARTUP_RUNS_QUICK))
+    if runs < 1:
+        parser.error("--startup-runs: at least 1")
     return Options(
         quick=quick,
         duration=given(args.duration, 10.0, 2.0),
@@ -92,8 +117,10 @@ def parse_args(argv: Sequence[str] | None, description: str | None) -> Options:
         budget=given(args.budget, 0.2, 0.05),
         odds_queries=int(given(args.odds_queries, 300, 60)),
         only=only,
-        no_http=args.no_http,
-        no_inprocess=args.no_inprocess,
+        no_http=args.no_http or not endpoints_wanted,
+        no_inprocess=args.no_inprocess or not endpoints_wanted,
+        startup=not args.no_startup and (not chosen or STARTUP in chosen),
+        startup_runs=runs,
         profile=args.profile,
         out=args.out,
     )

@@ -110,16 +110,62 @@ class ServerStartup:
 
 
 @dataclass(frozen=True)
-class ColdStart:
-    """A fresh interpreter importing and building the app (a worker without preload), medians."""
+class Spread:
+    """A start-up figure over ``n`` starts: one start is not a figure (page cache, scheduler), so
+    the median is judged and the extremes show how far to trust it."""
 
-    interpreter_s: float
-    imports_s: float
-    tables_s: float
-    create_app_rest_s: float
-    spawn_to_ready_s: float
-    rss_kib: float
-    repeats: int
+    median: float
+    min: float
+    max: float
+    n: int
+
+
+@dataclass(frozen=True)
+class FreshInterpreter:
+    """``python -c "import service.wsgi"``: what a worker without preload pays before gunicorn's
+    own share. The parts add up to ``spawn_to_built_s`` run by run, not median by median."""
+
+    spawn_to_built_s: Spread
+    """From the parent's spawn to ``import service.wsgi`` done (``create_app`` included)."""
+    interpreter_s: Spread
+    """Spawn to the first line of the child's code: interpreter start and ``site``."""
+    imports_s: Spread
+    """``import service.api.app``: the package and the web stack."""
+    app_s: Spread
+    """The rest of ``import service.wsgi``: ``create_app``, its tables, ``gc.freeze``."""
+    rss_mib: Spread
+
+
+@dataclass(frozen=True)
+class WorkerStart:
+    """A gunicorn master with one worker, started alone and then given a few requests."""
+
+    preload: bool
+    start_to_ready_s: Spread
+    """The worker's process start (``/proc``, clock-tick resolution, so never under the truth)
+    to its first 200 on /readyz: the figure judged."""
+    seen_to_ready_s: Spread
+    """The same from the moment the master's child was seen (polled): the finer clock, which can
+    only start late, so it brackets the truth from below."""
+    idle_rss_mib: Spread
+    idle_pss_mib: Spread | None
+    """PSS splits the pages shared with the master: with preload, the app's own share. None
+    where the kernel has no ``smaps_rollup``."""
+    requests: int
+    """Requests served before the memory was read (one of each kind)."""
+
+
+@dataclass(frozen=True)
+class ColdStart:
+    """The start-up part of the run (``--only startup`` runs just this)."""
+
+    bytecode: str
+    """Whether ``service/`` had current bytecode: without it every fresh interpreter compiles the
+    package and the figures measure the compiler (``PYTHONDONTWRITEBYTECODE`` keeps it so)."""
+    bytecode_current: bool
+    interpreter: FreshInterpreter
+    no_preload: WorkerStart
+    preload: WorkerStart | None
 
 
 # --------------------------------------------------------------------------- in-process
@@ -276,7 +322,7 @@ class Results:
     idle: Idle
     http: dict[str, EndpointResult] = field(default_factory=dict)
     startup: dict[str, ServerStartup] = field(default_factory=dict)
-    cold: ColdStart | None = None
+    cold_start: ColdStart | None = None
     inprocess: Inprocess | None = None
     targets: list[Target] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

@@ -3,7 +3,8 @@ docs/performance.md): the same rows either way, so the page and the terminal agr
 
 from __future__ import annotations
 
-from scripts.bench.records import Results
+from scripts.bench.config import CONTAINER_TEST
+from scripts.bench.records import ColdStart, Results, Spread
 from scripts.bench.targets import ratio
 
 INPROCESS_LABELS = {
@@ -74,10 +75,13 @@ def _header(results: Results, page: _Page) -> None:
         f"{page.bullet}mode {meta.mode}, {meta.when}, commit {meta.commit}"
         f"{' (dirty)' if meta.dirty else ''}, {meta.cpu_model} x{meta.cpus}"
     )
-    page.lines.append(
-        f"{page.bullet}gunicorn: {settings.gunicorn}; {settings.pinning}; each run "
-        f"{settings.duration_s} s after a {settings.warmup_s} s warm-up"
-    )
+    if results.http:
+        page.lines.append(
+            f"{page.bullet}gunicorn: {settings.gunicorn}; {settings.pinning}; each run "
+            f"{settings.duration_s} s after a {settings.warmup_s} s warm-up"
+        )
+    else:
+        page.lines.append(f"{page.bullet}no HTTP runs; {settings.pinning}")
     page.lines.append(
         f"{page.bullet}machine {'idle' if idle.idle else 'NOT IDLE'} before the run: "
         f"{idle.busy_cpus} CPUs busy, load {idle.loadavg}"
@@ -190,7 +194,7 @@ def _inprocess(results: Results, page: _Page) -> None:
 
 
 def _startup(results: Results, page: _Page) -> None:
-    if not results.startup and results.cold is None:
+    if not results.startup and results.cold_start is None:
         return
     page.heading("Start-up and memory")
     rows = []
@@ -213,20 +217,77 @@ def _startup(results: Results, page: _Page) -> None:
             ]
         )
     if rows:
+        page.lines.append(
+            f"{page.bullet}the HTTP servers as they came up for the runs (preload as "
+            "configured; information, not targets):"
+        )
+        page.lines.append("")
         page.table(
             ["server", "spawn->/readyz s", "worker start->ready s", "respawn s", "idle RSS MiB",
              "idle PSS MiB", "RSS after load MiB"],
             rows,
         )  # fmt: skip
-    cold = results.cold
-    if cold is not None:
-        page.lines += [
-            "",
-            page.bullet + f"fresh interpreter (no preload): {cold.spawn_to_ready_s:.3f} s spawn to "
-            f"app built = interpreter {cold.interpreter_s:.3f} + imports "
-            f"{cold.imports_s:.3f} + tables {cold.tables_s:.3f} + rest of "
-            f"create_app {cold.create_app_rest_s:.3f}; RSS {cold.rss_kib / 1024:.1f} MiB",
+    if results.cold_start is not None:
+        _cold_start(results.cold_start, results, page)
+
+
+def _cold_start(cold: ColdStart, results: Results, page: _Page) -> None:
+    limits = {t.id: t for t in results.targets}
+
+    def row(label: str, figure: Spread | None, unit: str, digits: int, tid: str = "") -> list[str]:
+        target = limits.get(tid)
+        judged = f"{tid}: {target.op} {target.limit:g} {unit}, {target.status}" if target else ""
+        if figure is None:
+            return [label, "-", "-", "-", judged]
+        return [
+            label,
+            f"{figure.median:.{digits}f} {unit}",
+            f"{figure.min:.{digits}f}",
+            f"{figure.max:.{digits}f}",
+            judged,
         ]
+
+    fresh, alone, deployed = cold.interpreter, cold.no_preload, cold.preload
+    rows = [
+        row("worker, no preload: process start -> /readyz 200", alone.start_to_ready_s, "s", 3,
+            "5a"),
+        row("  the same from the worker seen (polled)", alone.seen_to_ready_s, "s", 3),
+        row("idle worker, no preload: VmRSS", alone.idle_rss_mib, "MiB", 1, "5b"),
+        row("idle worker, no preload: PSS", alone.idle_pss_mib, "MiB", 1),
+        row("fresh interpreter: spawn -> app built", fresh.spawn_to_built_s, "s", 3, "5a'"),
+        row("  of which interpreter start", fresh.interpreter_s, "s", 3),
+        row("  of which import service.api.app", fresh.imports_s, "s", 3),
+        row("  of which create_app and the rest", fresh.app_s, "s", 3),
+        row("fresh interpreter: VmRSS once built", fresh.rss_mib, "MiB", 1),
+    ]  # fmt: skip
+    if deployed is not None:
+        rows += [
+            row("worker, preload: process start -> /readyz 200", deployed.start_to_ready_s, "s",
+                3),
+            row("idle worker, preload: VmRSS", deployed.idle_rss_mib, "MiB", 1, "5b'"),
+            row("idle worker, preload: PSS", deployed.idle_pss_mib, "MiB", 1),
+        ]  # fmt: skip
+    container = limits.get("5c")
+    rows.append(
+        [
+            "container: docker run -> /readyz 200",
+            "N/A here",
+            "",
+            "",
+            f"5c: <= {container.limit:g} s, see the container test" if container else "",
+        ]
+    )
+    page.lines += [
+        "",
+        f"{page.bullet}the start-up part: each server alone, one worker pinned like the others, "
+        f"median of {alone.start_to_ready_s.n} start(s); memory after {alone.requests} requests "
+        "(one of each kind) and a pause",
+        f"{page.bullet}bytecode: {cold.bytecode}",
+        f"{page.bullet}container: docker run -> first 200 on /readyz is N/A here, measured by the "
+        f"container test ({CONTAINER_TEST})",
+        "",
+    ]
+    page.table(["figure", "median", "min", "max", "target"], rows)
 
 
 def _targets(results: Results, page: _Page) -> None:
