@@ -107,7 +107,7 @@ _FAST_CHECKS: Final = (Member, Identical, Mapping, Distinct, PresentUnless, AllD
 def fast_check_of(owner: object) -> FastCheck | None:
     """What ``owner`` (field, validator or schema method) declares, if anything: its own
     ``fast_check`` attribute or method, else the rule ``fast_rules`` keeps for its class."""
-    from service.api.contract import fast_rules  # the rules import the schemas, which import us
+    from service.api.contract import fast_rules  # it imports this module: found on first use
 
     declared = getattr(owner, "fast_check", None)
     if callable(declared):

@@ -291,8 +291,12 @@ def _item_check(field: fields.Field[Any]) -> Callable[[Any], bool] | None:
     if found is not None and found[0] is field:
         return found[1]
     inner = field.inner.schema
+    owner = field.parent
     check: Callable[[Any], bool] | None = None
-    if isinstance(inner, Schema):
+    # Only in schemas without schema-level rules, which might read the list ``explain`` replaces.
+    if isinstance(inner, Schema) and not (
+        isinstance(owner, Schema) and owner._hooks[VALIDATES_SCHEMA]
+    ):
         try:
             check = derive(inner)
         except NotCompilable:
