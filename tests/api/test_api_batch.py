@@ -255,12 +255,15 @@ def test_pause_for_batches_holds_the_collector_for_the_whole_call() -> None:
             raise RuntimeError("boom")
         return [b"{}"]
 
+    def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        return None
+
     wrapped = hands.pause_for_batches(inner)
-    assert wrapped({"PATH_INFO": BATCH}, lambda *a: None) == [b"{}"]
+    assert wrapped({"PATH_INFO": BATCH}, start) == [b"{}"]
     assert gc.isenabled()
-    wrapped({"PATH_INFO": "/v1/hands/score"}, lambda *a: None)
+    wrapped({"PATH_INFO": "/v1/hands/score"}, start)
     with pytest.raises(RuntimeError):
-        wrapped({"PATH_INFO": BATCH, "boom": True}, lambda *a: None)
+        wrapped({"PATH_INFO": BATCH, "boom": True}, start)
     assert seen == [False, True, False]
     assert gc.isenabled()
 
@@ -443,7 +446,9 @@ def test_raw_path_leaves_repeated_keys_to_the_ordinary_read(audited: _Audited, d
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch_bodies.flatmap(mutated))
 def test_raw_path_is_the_ordinary_read_on_any_body(body: Any) -> None:
-    audited = _AUDITED[0] if _AUDITED else _AUDITED.append(_Audited()) or _AUDITED[0]
+    if not _AUDITED:  # hypothesis tests take no function-scoped fixtures
+        _AUDITED.append(_Audited())
+    audited = _AUDITED[0]
     data = orjson.dumps(body)
     status, answer, record = audited.post(data, raw=True)
     slow_status, slow_answer, slow_record = audited.post(data, raw=False)
