@@ -334,6 +334,7 @@ def test_every_altered_byte_is_refused_with_the_reason_that_names_it(
     assert seen["UNKNOWN_KEY"] > 0 and seen["MALFORMED_RECEIPT"] > 0
 
 
+@pytest.mark.slow
 def test_a_sample_of_altered_bytes_is_refused_by_the_installed_command(
     served: Served, files: Path, tmp_path: Path
 ) -> None:

@@ -195,6 +195,7 @@ def test_two_opponents_match_physical_brute_force(seed: int) -> None:
     assert o.total == math.comb(14, 4) * math.comb(10, 4)
 
 
+@pytest.mark.slow
 def test_two_opponents_match_conditioning_on_the_first_hand() -> None:
     """A 74-card shoe of 13 kinds of card, too big for physical enumeration: sum over the first
     opponent's multiset (weighed by its physical count) of the one-opponent counts for the

@@ -181,6 +181,7 @@ class Verdicts:
             raise failures[0]
 
 
+@pytest.mark.slow
 def test_a_stalled_log_reader_is_refused_not_waited_for(server: Server) -> None:
     verdicts = Verdicts(server)
     verdicts.until_streak()
