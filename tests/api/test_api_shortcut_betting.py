@@ -11,10 +11,10 @@ from typing import Any
 
 import orjson
 import pytest
-from test_api_shortcut import VERDICT_HEADERS, Twin, environ
 
 from service.api.endpoints.betting import EXAMPLE_ROUND, VALIDATE_PATH
 from service.game.betting import validate_betting
+from tests.api.test_api_shortcut import VERDICT_HEADERS, Twin, environ
 
 MAX_MONEY = 2**53 - 1
 PLAYERS = ["ann", "bob", "cid", "dan"]

@@ -16,10 +16,11 @@ functions. What it knows:
 - ``List`` (of anything it knows), ``Nested`` (inlined), ``String``, ``Integer`` (``strict``),
   ``Boolean``;
 - validators ``Length`` (and ``CountOf``), ``Range``, ``OneOf``;
-- anything carrying a **fast check**: a field, validator or ``validates_schema`` method whose
-  ``fast_check`` attribute says, in the small vocabulary below (``Member``, ``Identical``,
-  ``Mapping``, ``AllDifferent``, ``Distinct``, ``PresentUnless``), what it accepts. The custom
-  pieces of ``fields.py`` and ``schemas.py`` have theirs in ``fast_rules.py``.
+- anything carrying a **fast check**, saying in the small vocabulary below (``Member``,
+  ``Identical``, ``Mapping``, ``AllDifferent``, ``Distinct``, ``PresentUnless``) what it
+  accepts: a field or validator as a ``fast_check`` method of its own class, a
+  ``validates_schema`` method marked ``@fast_rule(...)``. The fast twin sits next to the
+  validation it mirrors.
 
 JSON bodies hold only dicts, lists, str, int, float, bool and None, so the checks test exact types:
 marshmallow's leniencies that JSON cannot reach (tuples as lists, bytes as strings) are refused,
@@ -33,7 +34,8 @@ import functools
 import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from types import FunctionType
+from typing import Any, Final, TypeVar
 
 from marshmallow import RAISE, Schema, fields, validate
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
@@ -105,18 +107,31 @@ _FAST_CHECKS: Final = (Member, Identical, Mapping, Distinct, PresentUnless, AllD
 
 
 def fast_check_of(owner: object) -> FastCheck | None:
-    """What ``owner`` (field, validator or schema method) declares, if anything: its own
-    ``fast_check`` attribute or method, else the rule ``fast_rules`` keeps for its class."""
-    from service.api.contract import fast_rules  # it imports this module: found on first use
+    """What ``owner`` declares of itself, if anything: a field's or validator's ``fast_check``
+    method, defined on its exact class (a subclass that inherits it may accept otherwise, so it
+    must declare its own), or the rule a schema method was marked with (``fast_rule``)."""
+    if isinstance(owner, FunctionType):
+        declared = getattr(owner, FAST_RULE, None)
+    else:
+        method = type(owner).__dict__.get("fast_check")
+        declared = method(owner) if callable(method) else None
+    if declared is not None and not isinstance(declared, _FAST_CHECKS):
+        raise NotCompilable(f"{owner!r}: fast_check is not a fast check")
+    return declared
 
-    declared = getattr(owner, "fast_check", None)
-    if callable(declared):
-        declared = declared()
-    if declared is not None:
-        if not isinstance(declared, _FAST_CHECKS):
-            raise NotCompilable(f"{owner!r}: fast_check is not a fast check")
-        return declared
-    return fast_rules.rule_for(owner)
+
+FAST_RULE: Final = "fast_check"
+Method = TypeVar("Method", bound=Callable[..., Any])
+
+
+def fast_rule(rule: FastCheck) -> Callable[[Method], Method]:
+    """Marks a schema-level validation method with the fast check saying what it accepts."""
+
+    def mark(method: Method) -> Method:
+        setattr(method, FAST_RULE, rule)
+        return method
+
+    return mark
 
 
 # ------------------------------------------------------------------------------------------------

@@ -14,12 +14,21 @@ from typing import Any, Final
 
 from marshmallow import ValidationError, fields, validate
 
+from service.api.contract.checks import (
+    AllDifferent,
+    FastCheck,
+    Identical,
+    Member,
+)
+from service.api.contract.checks import Mapping as MappingCheck
 from service.api.contract.error_codes import CountOf, coded
 from service.api.contract.i18n import N_
 from service.game.betting import MAX_MONEY
 from service.game.cards import (
+    CARD_BY_SPELLING,
     CARDS,
     HAND_SIZE,
+    SUIT_BY_SPELLING,
     SUITS,
     CardError,
     TrumpError,
@@ -59,6 +68,10 @@ class JsonSchemaMixin:
 class CardField(fields.String):
     """One card in any accepted spelling; loads to the canonical code."""
 
+    def fast_check(self) -> FastCheck:
+        """A string the core's card parser takes: one of its spellings."""
+        return Member(frozenset(CARD_BY_SPELLING))
+
     def __init__(self, **kwargs: Any) -> None:
         metadata = {"pattern": CARD_PATTERN, "description": CARD_DESCRIPTION}
         super().__init__(metadata=metadata, **kwargs)
@@ -74,6 +87,10 @@ class CardField(fields.String):
 
 class TrumpField(fields.String):
     """A trump suit in any accepted spelling, or null; loads to the canonical letter or None."""
+
+    def fast_check(self) -> FastCheck:
+        """A suit spelling (null is the field's ``allow_none``)."""
+        return Member(frozenset(SUIT_BY_SPELLING))
 
     def __init__(self, **kwargs: Any) -> None:
         metadata = {"pattern": TRUMP_PATTERN, "description": TRUMP_DESCRIPTION}
@@ -130,6 +147,9 @@ def money_field(description: str, **kwargs: Any) -> fields.Integer:
 class StrictBoolean(fields.Boolean):
     """JSON ``true`` or ``false`` only (marshmallow's Boolean also takes "yes", 1, ...)."""
 
+    def fast_check(self) -> FastCheck:
+        return Identical((True, False))
+
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
         if value is True or value is False:
             return value
@@ -138,6 +158,9 @@ class StrictBoolean(fields.Boolean):
 
 class Unique(validate.Validator):
     """Every item of a list is different (JSON Schema ``uniqueItems``)."""
+
+    def fast_check(self) -> FastCheck:
+        return AllDifferent()
 
     def __call__(self, value: list[Any]) -> list[Any]:
         seen: set[Any] = set()
@@ -160,6 +183,10 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
 
     A plain ``fields.Dict`` would nest its errors under ``key``/``value``, which are not pointers.
     """
+
+    def fast_check(self) -> FastCheck:
+        """At most ``max_players`` entries, each a player id (its length bounded) and a hand."""
+        return MappingCheck(self._max_players, PLAYER_MIN_LENGTH, PLAYER_MAX_LENGTH, self.hand)
 
     def __init__(self, max_players: int, **kwargs: Any) -> None:
         self._hand = hand_field()

@@ -15,6 +15,7 @@ from typing import Any, Final
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from service.api.config import Config
+from service.api.contract.checks import Distinct, PresentUnless, fast_rule
 from service.api.contract.error_codes import coded
 from service.api.contract.fields import (
     CARD_CODES,
@@ -72,6 +73,7 @@ class ShowdownSchema(BaseSchema):
     )
 
     @validates_schema
+    @fast_rule(Distinct("hands", "player"))
     def _distinct_players(self, data: dict[str, Any], **kwargs: Any) -> None:
         hands = data.get("hands")
         if hands and len(hands) == 2 and hands[0]["player"] == hands[1]["player"]:
@@ -95,6 +97,7 @@ class ActionSchema(BaseSchema):
     amount = money_field("Chips: required for stake, top_up and open; absent for fold.")
 
     @validates_schema
+    @fast_rule(PresentUnless("amount", "type", frozenset({FOLD})))
     def _amount_matches_type(self, data: dict[str, Any], **kwargs: Any) -> None:
         kind = data.get("type")
         if kind == FOLD and "amount" in data:
