@@ -230,18 +230,21 @@ def test_arbitrary_json_is_judged_alike(body: Any) -> None:
         check(derived, getattr(SCHEMAS, name)(), body)
 
 
-def test_the_by_name_checks_are_the_schemas() -> None:
-    assert checks.showdown_ok(
+def test_the_shared_checks_are_the_schemas() -> None:
+    three = request_schemas(Config(max_actions=3, build_tables=False))
+    showdown_ok = checks.check_for(three.showdown)
+    betting_ok = checks.check_for(three.betting)
+    settle_ok = checks.check_for(three.settle)
+    assert showdown_ok(
         {"hands": [{"player": "a", "cards": ["KS"] * 4}, {"player": "b", "cards": ["9S"] * 4}]}
     )
-    assert not checks.showdown_ok(
+    assert not showdown_ok(
         {"hands": [{"player": "a", "cards": ["KS"] * 4}, {"player": "a", "cards": ["9S"] * 4}]}
     )
-    assert checks.betting_ok({"players": ["a", "b"], "dealer": "b", "ante": 1}, 3)
-    assert not checks.betting_ok({"players": ["a", "b"], "dealer": "b", "ante": 1, "trace": 1}, 3)
-    assert checks.betting_ok(
-        {"players": ["a", "b"], "dealer": "b", "ante": 1, "hands": None}, 3, settle=True
-    )
+    assert betting_ok({"players": ["a", "b"], "dealer": "b", "ante": 1})
+    assert not betting_ok({"players": ["a", "b"], "dealer": "b", "ante": 1, "trace": 1})
+    assert settle_ok({"players": ["a", "b"], "dealer": "b", "ante": 1, "hands": None})
+    assert checks.check_for(three.betting) is betting_ok  # compiled once, shared
 
 
 # --- every schema a fast path uses compiles; what cannot be compiled is refused -----------------

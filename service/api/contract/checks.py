@@ -393,41 +393,8 @@ def _schema_rule(
 
 
 @functools.cache
-def derived_request_check(name: str, max_actions: int) -> Check:
-    """The derived check of the request schema ``name`` (a ``RequestSchemas`` field) under a
-    sequence limit of ``max_actions``, for whoever holds the limit but not the app's schemas."""
-    from service.api.config import Config  # the schemas need the config; neither needs this
-    from service.api.contract.schemas import request_schemas
-
-    schemas = request_schemas(Config(max_actions=max_actions, build_tables=False))
-    schema: Schema = getattr(schemas, name)()
-    return derive(schema)
-
-
 @functools.cache
-def _item_check(name: str) -> Check:
-    from service.api.contract import schemas
-
-    item: Schema = getattr(schemas, name)()
-    return derive(item)
-
-
-def hand_ok(body: Any) -> bool:
-    """``HandSchema``'s derived check (for views not yet holding their own)."""
-    return _item_check("HandSchema")(body)
-
-
-def action_ok(body: Any) -> bool:
-    """``ActionSchema``'s derived check (for callers not yet holding their own)."""
-    return _item_check("ActionSchema")(body)
-
-
-def showdown_ok(body: Any) -> bool:
-    """``ShowdownSchema``'s derived check (for views not yet holding their own)."""
-    return derived_request_check("showdown", 0)(body)
-
-
-def betting_ok(body: Any, max_actions: int, *, settle: bool = False) -> bool:
-    """The derived check of ``BettingSchema`` (or ``SettleSchema`` when ``settle``) for
-    ``max_actions`` (for views not yet holding their own)."""
-    return derived_request_check("settle" if settle else "betting", max_actions)(body)
+def check_for(schema_class: type[Schema]) -> Check:
+    """The derived check of ``schema_class``, compiled once per class: a view and the
+    pre-dispatch of its route share it (each app's configured schemas are classes of their own)."""
+    return derive(schema_class())

@@ -7,7 +7,7 @@ from typing import Any, Final
 from flask import Response
 
 from service.api.contract import render
-from service.api.contract.checks import derive, derived_request_check
+from service.api.contract.checks import Check, check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import BettingResponseSchema
@@ -117,7 +117,7 @@ VALIDATE = Operation(
 
 def _validate_view(resources: Resources) -> View:
     schema = resources.schemas.betting()
-    betting_ok = derive(schema)
+    betting_ok = check_for(resources.schemas.betting)
 
     def validate() -> Response:
         body = read_json()
@@ -159,8 +159,8 @@ class BettingShortcut(JsonShortcut):
 
     __slots__ = ()
 
-    def __init__(self, max_body: int | None, max_actions: int) -> None:
-        super().__init__(max_body, derived_request_check("betting", max_actions), _verdict)
+    def __init__(self, max_body: int | None, check: Check) -> None:
+        super().__init__(max_body, check, _verdict)
 
 
 ENDPOINTS = (
@@ -171,7 +171,7 @@ ENDPOINTS = (
         _validate_view,
         audit=audit.BETTING,
         shortcut=lambda resources: BettingShortcut(
-            resources.config.max_body_bytes, resources.config.max_actions
+            resources.config.max_body_bytes, check_for(resources.schemas.betting)
         ),
     ),
 )

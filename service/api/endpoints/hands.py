@@ -16,7 +16,7 @@ from marshmallow import fields
 
 from service.api.config import Config
 from service.api.contract import render
-from service.api.contract.checks import Check, Member, derive, fast_check_of
+from service.api.contract.checks import Check, Member, check_for, derive, fast_check_of
 from service.api.contract.error_codes import CountOf
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
@@ -121,7 +121,7 @@ def _hand_error(error: RulesError, *prefix: PathElement) -> RulesError:
 
 def _score_view(resources: Resources) -> View:
     hand_schema = resources.schemas.hand()
-    hand_ok = derive(hand_schema)
+    hand_ok = check_for(resources.schemas.hand)
 
     def score() -> Response:
         body = read_json()
@@ -195,7 +195,7 @@ class ScoreShortcut(JsonShortcut):
     __slots__ = ()
 
     def __init__(self, max_body: int | None) -> None:
-        super().__init__(max_body, derive(HandSchema()), _scored)
+        super().__init__(max_body, check_for(HandSchema), _scored)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Response
 
 from service.api.contract import render
-from service.api.contract.checks import betting_ok
+from service.api.contract.checks import check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import SettleResponseSchema
@@ -144,11 +144,11 @@ SETTLE = Operation(
 
 def _settle_view(resources: Resources) -> View:
     schema = resources.schemas.settle()
-    max_actions = resources.config.max_actions
+    settle_ok = check_for(resources.schemas.settle)
 
     def settle() -> Response:
         body = read_json()
-        if not betting_ok(body, max_actions, settle=True):
+        if not settle_ok(body):
             body = load(schema, body)
         try:
             result = settle_round(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Response
 
 from service.api.contract import render
-from service.api.contract.checks import showdown_ok
+from service.api.contract.checks import check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import ShowdownResponseSchema
@@ -78,6 +78,7 @@ def _anchor(path: tuple[PathElement, ...]) -> tuple[PathElement, ...]:
 
 def _showdown_view(resources: Resources) -> View:
     schema = resources.schemas.showdown()
+    showdown_ok = check_for(resources.schemas.showdown)
 
     def compare() -> Response:
         body = read_json()
