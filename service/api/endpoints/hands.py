@@ -26,6 +26,7 @@ from service.api.contract.schemas import (
     ScoreResponseSchema,
     request_schemas,
 )
+from service.api.endpoints import batch_text
 from service.api.endpoints.endpoint import Endpoint, Resources, View
 from service.api.envelope import audit, budget
 from service.api.envelope.body import json_response, load, read_json, static_json_response
@@ -224,7 +225,7 @@ _LOOSE_HEAD: Final = b'],"loose":['
 _EMPTY_END: Final = b'"combinations":[' + _LOOSE_HEAD + b"]}"
 _TAIL_LIMIT: Final = 4096
 """Breakdown tails kept per trump setting (at most about 4 MiB in all): every hand of a few large
-batches; past it, a tail is spliced again from its parts each time it is needed (a few µs)."""
+batches; past it, a tail is spliced again from its parts each time it is needed."""
 
 _Row = TypeVar("_Row", int, orjson.Fragment)
 _Part = TypeVar("_Part", Combination, LooseCard)
@@ -286,6 +287,8 @@ class _BatchTables:
     closing brace: filled on first use, up to ``_TAIL_LIMIT`` each."""
     heads: tuple[tuple[bytes, ...], ...]
     """Per trump setting and score, a tail's start: ``],"trump":…,"score":…,"combinations":[``."""
+    compact: batch_text.CompactTables
+    """The canonical tables again, as the compact-text reader looks hands up."""
 
 
 def _build_batch_tables() -> _BatchTables:
@@ -303,18 +306,24 @@ def _build_batch_tables() -> _BatchTables:
     heads = tuple(
         tuple(_head(trump, score) for score in range(top + 1)) for trump in TRUMP_SETTINGS
     )
+    canonical_weights = {s: w for s, w in weights.items() if s in codes_only}
+    canonical_settings = {s: i for s, i in settings.items() if s is None or s in suits_only}
+    scores_json = tuple(tuple(score_json[score] for score in row) for row in core.rows)
     return _BatchTables(
         weights=weights,
         settings=settings,
-        canonical_weights={s: w for s, w in weights.items() if s in codes_only},
-        canonical_settings={s: i for s, i in settings.items() if s is None or s in suits_only},
+        canonical_weights=canonical_weights,
+        canonical_settings=canonical_settings,
         row_by_key=core.row_by_key,
         scores=core.rows,
-        score_json=tuple(tuple(score_json[score] for score in row) for row in core.rows),
+        score_json=scores_json,
         first={spelling: _CARDS_HEAD + code for spelling, code in codes.items()},
         rest={spelling: b"," + code for spelling, code in codes.items()},
         tails=tuple({} for _ in TRUMP_SETTINGS),
         heads=heads,
+        compact=batch_text.CompactTables.build(
+            canonical_weights, canonical_settings, core.row_by_key, scores_json
+        ),
     )
 
 
@@ -522,6 +531,14 @@ def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
     equal counts prove no key repeats. The digest hashes the raw text itself whenever it can be
     shown to be spelled canonically (``audit.batch_body_digest``)."""
     exchange.received = True
+    compact = batch_text.read(data, _batch_tables().compact, top_ok)
+    if compact is not None:
+        payload: dict[str, Any] = {"results": compact.results, "ruleset": RULESET}
+        answer = orjson.dumps(payload)
+        if exchange.audit:
+            exchange.body_digest = compact.digest()
+        exchange.answered(payload, answer)
+        return answer
     marks = audit.structure(data)
     colons = marks.count(b":")
     # what ``budget.values_bound`` counts (commas and brackets, plus one), from the same pass

@@ -244,7 +244,7 @@ def _summary_score(body: Any, p: Any) -> dict[str, Any]:
 
 
 def _summary_batch(body: Any, p: Any) -> dict[str, Any]:
-    return {"hands": len(body["hands"])}
+    return {"hands": len(p["results"])}  # one result per hand (a batch read as text has no body)
 
 
 def _summary_showdown(body: Any, p: Any) -> dict[str, Any]:
@@ -286,7 +286,7 @@ def _two(body: Any, p: Any) -> int:
 
 
 def _batch_hands(body: Any, p: Any) -> int:
-    return len(body["hands"])
+    return len(p["results"])
 
 
 def _settled_hands(body: Any, p: Any) -> int:
