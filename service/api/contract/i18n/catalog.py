@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Final
@@ -77,11 +76,23 @@ CACHED: Final = 4096
 """Translated messages remembered: a refusal repeated by a busy client is matched once."""
 
 
-@dataclass(frozen=True, slots=True)
 class _Template:
-    prefix: str
-    pattern: re.Pattern[str]
-    translation: str
+    """One template entry; its expression is compiled the first time a message starts with its
+    prefix (most never do in a process: compiling them all is a cost at every start)."""
+
+    __slots__ = ("_pattern", "msgid", "prefix", "translation")
+
+    def __init__(self, msgid: str, translation: str) -> None:
+        self.msgid = msgid
+        self.prefix = _prefix(msgid)
+        self.translation = translation
+        self._pattern: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._pattern is None:
+            self._pattern = _compile(self.msgid)
+        return self._pattern
 
 
 def _compile(msgid: str) -> re.Pattern[str]:
@@ -142,7 +153,7 @@ class Translator:
     def __init__(self, entries: Mapping[str, str]) -> None:
         self._exact = {k: v for k, v in entries.items() if not is_template(k)}
         templates = sorted((k for k in entries if is_template(k)), key=_precedence)
-        self._templates = tuple(_Template(_prefix(k), _compile(k), entries[k]) for k in templates)
+        self._templates = tuple(_Template(k, entries[k]) for k in templates)
         self.translated = lru_cache(maxsize=CACHED)(self._translated)
         """The translation of one message, or None when no entry of the catalog makes it."""
         self._entries = dict(entries)
