@@ -10,9 +10,10 @@ import pytest
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from marshmallow import ValidationError
 
 from service import parse_cards
-from service.api.contract.error_codes import INVALID_VALUE, code_of, coded
+from service.api.contract.error_codes import INVALID_VALUE, CountOf, code_of, coded
 from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.game.errors import RulesError
 from tests.api.api_support import VALID, mutate, problem
@@ -64,6 +65,26 @@ def test_a_card_code_is_the_librarys() -> None:
     with pytest.raises(RulesError) as raised:
         parse_cards(["KS", "QS", "JS", "1C"])
     assert raised.value.code == "INVALID_CARD"
+
+
+@pytest.mark.parametrize(
+    ("bounds", "within", "message"),
+    [
+        ({"equal": 2}, 2, "a pair holds exactly 2 cards, got 3"),
+        ({"min": 4, "max": 6}, 5, "a pair holds 4 to 6 cards, got 3"),
+        ({"min": 4}, 9, "a pair holds at least 4 cards, got 3"),
+        ({"max": 2}, 0, "a pair holds at most 2 cards, got 3"),
+    ],
+)
+def test_a_count_says_what_was_expected_and_what_was_got(
+    bounds: dict[str, int], within: int, message: str
+) -> None:
+    count = CountOf(subject="a pair holds", items="cards", code="WRONG_COUNT", **bounds)
+    with pytest.raises(ValidationError) as caught:
+        count(["KS", "QS", "JS"])
+    (refusal,) = caught.value.messages
+    assert (refusal, code_of(refusal)) == (message, "WRONG_COUNT")
+    assert count(["KS"] * within) == ["KS"] * within
 
 
 def test_unknown_messages_fall_back_and_coded_ones_keep_their_code() -> None:

@@ -8,11 +8,13 @@ or added, lists grown or shrunk), so both sides of every boundary get exercised.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from types import FunctionType
+from typing import Any, cast
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from marshmallow import Schema, ValidationError
+from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from service.api.config import Config
 from service.api.contract import checks
@@ -301,3 +303,192 @@ def test_what_the_compiler_does_not_know_is_not_compiled() -> None:
         except NotCompilable:
             continue
         raise AssertionError(f"{schema.__name__} compiled")
+
+
+# --- every rule the compiler knows, on a schema of its own ---------------------------------------
+
+LETTERS = frozenset("ab")
+
+
+class Letter(fields.String):
+    """A custom field with a fast check (two of them share its constant in the generated code)."""
+
+    def fast_check(self) -> checks.FastCheck:
+        return checks.Member(LETTERS)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if text not in LETTERS:
+            raise ValidationError("not a letter")
+        return text
+
+
+class Tag(Schema):
+    name = fields.String(required=True)
+
+
+class Toy(Schema):
+    """The rules no request schema of the service happens to use, each once."""
+
+    flag = fields.Boolean(required=True)
+    some = fields.List(
+        fields.Integer(strict=True, validate=validate.Range(min=0)),
+        validate=validate.Length(min=1),
+    )
+    few = fields.List(
+        fields.String(validate=validate.OneOf(["a", "b"])), validate=validate.Length(max=2)
+    )
+    below = fields.Integer(strict=True, validate=validate.Range(max=10, max_inclusive=False))
+    above = fields.Integer(strict=True, validate=validate.Range(min=0, min_inclusive=False))
+    anything = fields.Integer(strict=True, validate=validate.Range())
+    named = fields.String(validate=validate.Length())
+    first = Letter()
+    second = Letter()
+    tags = fields.List(fields.Nested(Tag))
+
+    @validates_schema
+    @checks.fast_rule(checks.Distinct("tags", "name"))
+    def _distinct_tags(self, data: dict[str, Any], **kwargs: Any) -> None:
+        tags = data.get("tags")
+        if tags is not None and len({tag["name"] for tag in tags}) != len(tags):
+            raise ValidationError({"tags": ["tag names repeat"]})
+
+
+TOY = Toy()
+TOY_CHECK = derive(TOY)
+TOY_ACCEPTED = [
+    {"flag": True},
+    {"flag": False, "some": [0, 3], "few": ["a", "b"], "below": 9, "above": 1},
+    {"flag": True, "anything": -(10**30), "named": "", "first": "a", "second": "b"},
+    {"flag": True, "tags": [{"name": "x"}, {"name": "y"}, {"name": "z"}], "few": []},
+]
+TOY_REFUSED = [
+    {},
+    {"flag": None},
+    {"flag": True, "some": []},
+    {"flag": True, "some": [-1]},
+    {"flag": True, "some": [True]},
+    {"flag": True, "few": ["a", "b", "a"]},
+    {"flag": True, "few": ["c"]},
+    {"flag": True, "below": 10},
+    {"flag": True, "above": 0},
+    {"flag": True, "anything": 1.5},
+    {"flag": True, "named": 3},
+    {"flag": True, "first": "z"},
+    {"flag": True, "second": None},
+    {"flag": True, "tags": [{"name": "x"}, {"name": "y"}, {"name": "x"}]},
+    {"flag": True, "tags": [{"name": "x", "colour": "red"}]},
+    {"flag": True, "tags": {"name": "x"}},
+    {"flag": True, "extra": 1},
+]
+
+
+def test_the_compiled_rules_accept_exactly_what_the_schema_accepts() -> None:
+    schema, fast = TOY, TOY_CHECK
+    for body in TOY_ACCEPTED:
+        assert fast(body) and schema_accepts(schema, body), body
+    for body in TOY_REFUSED:
+        assert not fast(body) and not schema_accepts(schema, body), body
+    # The two Letter fields share one constant, bound once as a default of the predicate.
+    defaults = cast(FunctionType, fast).__defaults__ or ()
+    assert sum(value is LETTERS for value in defaults) == 1
+
+
+@pytest.mark.parametrize("flag", [1, 0, "yes", "true"])
+def test_what_json_spells_otherwise_is_a_false_refusal_never_an_acceptance(flag: object) -> None:
+    """marshmallow's Boolean also takes 1 and "yes": the check refuses them and lets the schema
+    explain (accept, here): slower for that body, never wrong."""
+    body = {"flag": flag}
+    assert not TOY_CHECK(body)
+    assert schema_accepts(TOY, body)
+
+
+@PROPERTY
+@given(
+    st.fixed_dictionaries(
+        {"flag": st.booleans()},
+        optional={
+            "some": st.lists(st.integers(-2, 3), max_size=3),
+            "few": st.lists(st.sampled_from(["a", "b", "c"]), max_size=3),
+            "below": st.integers(8, 11),
+            "above": st.integers(-1, 2),
+            "first": st.sampled_from(["a", "b", "c"]),
+            "tags": st.lists(st.fixed_dictionaries({"name": st.sampled_from("xyz")}), max_size=3),
+        },
+    ).flatmap(mutated)
+)
+def test_the_compiled_rules_never_accept_what_the_schema_refuses(body: Any) -> None:
+    """Generated near misses: never a false acceptance; and on bodies whose booleans are JSON's
+    own, exactly the schema's verdict."""
+    accepted = schema_accepts(TOY, body)
+    if TOY_CHECK(body):
+        assert accepted, body
+    elif accepted:
+        assert type(body) is dict and type(body.get("flag")) is not bool, body
+
+
+def test_a_plain_function_has_no_generated_source() -> None:
+    assert checks.source_of(lambda body: True) == ""
+    assert checks.source_of(TOY_CHECK).startswith("def check(v0")
+
+
+class _NotAFastCheck(fields.String):
+    def fast_check(self) -> object:
+        return "strings only"
+
+
+class _SchemaRuleOnAField(fields.String):
+    def fast_check(self) -> checks.FastCheck:
+        return checks.Distinct("a", "b")
+
+
+class _DistinctOverAString(Schema):
+    name = fields.String()
+
+    @validates_schema
+    @checks.fast_rule(checks.Distinct("name", "x"))
+    def _rule(self, data: dict[str, Any], **kwargs: Any) -> None:
+        pass
+
+
+class _OptionalSelector(Schema):
+    kind = fields.String()
+    amount = fields.Integer(strict=True)
+
+    @validates_schema
+    @checks.fast_rule(checks.PresentUnless("amount", "kind", frozenset({"fold"})))
+    def _rule(self, data: dict[str, Any], **kwargs: Any) -> None:
+        pass
+
+
+class _FieldCheckAsRule(Schema):
+    name = fields.String()
+
+    @validates_schema
+    @checks.fast_rule(checks.Member(frozenset({"a"})))
+    def _rule(self, data: dict[str, Any], **kwargs: Any) -> None:
+        pass
+
+
+def _one_field(field: fields.Field[Any]) -> Schema:
+    return Schema.from_dict({"a": field})()
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda: _one_field(_NotAFastCheck()), "fast_check is not a fast check"),
+        (lambda: _one_field(fields.String(pre_load=[str.strip])), "field-level load functions"),
+        (lambda: _one_field(fields.Integer(post_load=[abs])), "field-level load functions"),
+        (lambda: _one_field(fields.Nested(Tag, many=True)), "many or unknown"),
+        (lambda: _one_field(fields.Nested(Tag, unknown=EXCLUDE)), "many or unknown"),
+        (lambda: _one_field(fields.Integer(validate=validate.OneOf([1, 2]))), "choices other"),
+        (lambda: _one_field(_SchemaRuleOnAField()), "is a schema rule, not a field's"),
+        (_DistinctOverAString, "not a list field of the schema"),
+        (_OptionalSelector, "the selector must be a required field"),
+        (_FieldCheckAsRule, "is a field's fast check, not a schema rule"),
+    ],
+)
+def test_a_rule_misused_is_refused_with_its_reason(make: Callable[[], Schema], reason: str) -> None:
+    with pytest.raises(NotCompilable, match=reason):
+        derive(make())

@@ -326,6 +326,7 @@ def late_body(server: LiveServer, sent: bytes, length: int, trickle: float | Non
     return answer
 
 
+@pytest.mark.slow  # waits out BODY_READ_TIMEOUT (1 s) on a real server
 @pytest.mark.parametrize("trickle", [None, 0.1])
 def test_a_late_body_is_cut_and_others_are_served(
     short_deadline: LiveServer, trickle: float | None

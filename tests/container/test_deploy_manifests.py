@@ -148,6 +148,7 @@ def kubernetes_validate(version: str | None, *paths: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow  # a kubernetes-validate run per version: make test, not make check
 @pytest.mark.parametrize("version", KUBERNETES_VERSIONS, ids=lambda v: v or "latest")
 def test_manifests_match_the_kubernetes_schemas_strictly(version: str | None) -> None:
     kubernetes_validate(version, *manifest_files(), *component_files())
@@ -174,11 +175,13 @@ def assert_checkov_clean(report: dict[str, Any], minimum_passed: int) -> None:
         assert len(reason) > 20, f"checkov skip of {skipped['check_id']} has no justification"
 
 
+@pytest.mark.slow  # a checkov run takes seconds: make test, not make check
 def test_manifests_pass_checkov() -> None:
     report = checkov("--directory", str(K8S), "--framework", "kubernetes")
     assert_checkov_clean(report, minimum_passed=80)
 
 
+@pytest.mark.slow  # a checkov run takes seconds: make test, not make check
 def test_dockerfile_passes_checkov() -> None:
     report = checkov("--file", str(DOCKERFILE), "--framework", "dockerfile")
     assert_checkov_clean(report, minimum_passed=50)

@@ -150,6 +150,7 @@ def test_sigterm_drains_then_a_second_one_stops(server: Server) -> None:
     assert "Traceback" not in log
 
 
+@pytest.mark.slow  # waits out the drain
 @pytest.mark.parametrize("server", [SHORT_DRAIN], indirect=True)
 def test_the_drain_ends_by_itself(server: Server) -> None:
     signalled = time.monotonic()

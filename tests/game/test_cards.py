@@ -94,6 +94,13 @@ def test_rules_2_parse_cards_reports_the_first_bad_position() -> None:
     assert caught.value.position == 2
 
 
+def test_rules_2_a_card_and_its_parts_print_as_canonical_codes() -> None:
+    ten = parse_card("t♥")
+    assert (str(ten), repr(ten)) == ("10H", "Card(10H)")
+    assert (ten.rank.code, ten.suit.code) == ("10", "H")
+    assert [f"{c}" for c in parse_cards(["к♠", "9d"])] == ["KS", "9D"]
+
+
 def test_rules_2_output_is_canonical_upper_case() -> None:
     assert format_cards(parse_cards(["ts", "k♦", "9h"])) == ["10S", "KD", "9H"]
 

@@ -273,7 +273,10 @@ def test_four_aces_never_win_but_tie_with_hands_that_score_nothing() -> None:
         assert hand_odds(["AS", "AS", "AS", "AS"], trump, [], 3).win == 0.0
 
 
-@pytest.mark.parametrize("opponents", [1, 2, 3])
+@pytest.mark.parametrize(
+    "opponents",
+    [1, 2, pytest.param(3, marks=pytest.mark.slow)],  # 3: 25 Monte Carlo runs
+)
 def test_odds_do_not_depend_on_the_order_of_the_cards(opponents: int) -> None:
     hand = ["KS", "QS", "QC", "JC"]
     seen = ["JS", "JS", "QH", "9D", "AC"]
@@ -427,6 +430,14 @@ def test_a_shoe_too_small_for_every_opponent_is_refused() -> None:
     assert isinstance(error, OddsError)
     assert (error.code, error.path) == ("SHOE_TOO_SMALL", ("seen",))
     assert _refusal(lambda: hand_odds(hand, None, everything[4:])).code == "SHOE_TOO_SMALL"
+
+
+def test_no_seen_list_is_nothing_seen() -> None:
+    """``seen=None`` (what a JSON ``null`` gives the library) means no card is known to be out."""
+    for opponents in (1, 2, 3):
+        nothing = hand_odds(["KS", "QS", "JS", "JC"], "S", None, opponents)
+        assert nothing == hand_odds(["KS", "QS", "JS", "JC"], "S", (), opponents)
+        assert nothing.remaining == 140
 
 
 def test_cards_accept_every_spelling_and_come_back_canonical() -> None:

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import functools
 import shutil
+import subprocess
+import sys
+from array import array
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -88,3 +92,168 @@ def test_a_file_with_a_matching_digest_but_the_wrong_shape_is_refused(
     _serve_from(monkeypatch, copy)
     with pytest.raises(TableError, match="malformed"):
         scoring.load_tables()
+
+
+def test_a_score_file_of_the_wrong_shape_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Well-formed chunks, but one table short: refused, not served from."""
+    chunks = tables.unpack(SCORES, rebuilt()[SCORES])
+    monkeypatch.setattr(scoring, "load", lambda name: tables.pack(chunks[:-1]))
+    with pytest.raises(TableError, match=r"does not hold 5 tables of 17550 hands"):
+        scoring.load_tables()
+
+
+# --- the odds file: whatever does not decode to exactly five models is refused -------------------
+
+ODDS_CHUNKS_PER_MODEL = 10
+"""levels, containing, two groups of (2 or 3 slot arrays + their ends), columns."""
+
+
+def _odds_chunks() -> list[array[int]]:
+    chunks = tables.unpack(ODDS, rebuilt()[ODDS])
+    assert len(chunks) == ODDS_CHUNKS_PER_MODEL * len(scoring.TRUMP_SETTINGS)
+    return chunks
+
+
+def _load_odds_from(monkeypatch: pytest.MonkeyPatch, chunks: list[array[int]]) -> None:
+    monkeypatch.setattr(odds, "load", lambda name: tables.pack(chunks))
+
+
+def test_the_odds_file_decodes_to_the_models_the_definition_builds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _load_odds_from(monkeypatch, _odds_chunks())
+    models = odds.load_models()
+    built = odds.build_models(scoring.load_tables())
+    assert models.keys() == built.keys()
+    for trump, model in models.items():
+        assert model.containing == built[trump].containing
+        assert model.columns == built[trump].columns
+        assert model.percentile == built[trump].percentile
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("drop the last chunk", "does not hold the models it should"),
+        ("add a chunk", "holds more than the models it should"),
+        ("change the score levels", "model does not fit the score table"),
+        ("shorten the columns", "model's columns do not fit the lattice"),
+        ("shorten the containing counts", "model does not fit the score table"),
+    ],
+)
+def test_an_odds_file_that_does_not_hold_the_models_is_refused(
+    monkeypatch: pytest.MonkeyPatch, damage: str, message: str
+) -> None:
+    chunks = _odds_chunks()
+    levels, containing, columns = 0, 1, ODDS_CHUNKS_PER_MODEL - 1  # the first model's chunks
+    if damage == "drop the last chunk":
+        del chunks[-1]
+    elif damage == "add a chunk":
+        chunks.append(array("B", [0]))
+    elif damage == "change the score levels":
+        chunks[levels] = array("B", [chunks[levels][0] + 1])
+    elif damage == "shorten the columns":
+        chunks[columns] = chunks[columns][:-1]
+    else:
+        chunks[containing] = chunks[containing][:-4]
+    _load_odds_from(monkeypatch, chunks)
+    with pytest.raises(TableError, match=message):
+        odds.load_models()
+
+
+# --- the file format and the manifest ---------------------------------------------------------
+
+
+def test_chunks_round_trip_and_unshipped_array_types_are_refused() -> None:
+    chunks = [array("B", [0, 255]), array("H", [1, 65535]), array("I", [2, 2**32 - 1])]
+    assert tables.unpack("x", tables.pack(chunks)) == chunks
+    with pytest.raises(ValueError, match="array type 'b' is not shipped"):
+        tables.pack([array("b", [-1])])
+    with pytest.raises(ValueError, match="array type 'q' is not shipped"):
+        tables.pack([array("q", [2**40])])
+
+
+@pytest.mark.parametrize(
+    ("manifest", "message"),
+    [
+        (b"{not json", "cannot be read"),
+        (b'{"format": "quart-bezique-tables/0", "files": {}}', "is not a quart-bezique-tables/1"),
+        (b'{"format": "quart-bezique-tables/1", "files": []}', "is not a quart-bezique-tables/1"),
+    ],
+)
+def test_a_manifest_that_cannot_be_trusted_is_refused(
+    copy: Path, manifest: bytes, message: str
+) -> None:
+    (copy / MANIFEST).write_bytes(manifest)
+    with pytest.raises(TableError, match=message):
+        tables.load(SCORES, copy)
+
+
+# --- python -m service.game.tables build|check ------------------------------------------------
+
+
+@pytest.fixture
+def command(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """The command's module, building from the cached rebuild (the definition's output)."""
+    from service.game.tables import __main__ as command_module
+
+    monkeypatch.setattr(tables, "build", rebuilt)
+    monkeypatch.setattr(command_module, "build", rebuilt)
+    return command_module
+
+
+def test_build_writes_the_files_and_the_manifest(
+    command: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(command, "DIRECTORY", tmp_path)
+    monkeypatch.setattr(command, "write", functools.partial(tables.write, tmp_path))
+    assert command.main(["build"]) == 0
+    for name in (*tables.FILES, MANIFEST):
+        assert (tmp_path / name).read_bytes() == (tables.DIRECTORY / name).read_bytes()
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        f"{tmp_path / name}: {len(rebuilt()[name])} bytes, SHA-256 {tables.digest(rebuilt()[name])}"
+        for name in rebuilt()
+    ]
+
+
+def test_check_passes_on_the_shipped_files(
+    command: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert command.main(["check"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_check_names_every_file_that_differs(
+    command: ModuleType,
+    copy: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(command, "DIRECTORY", copy)
+    (copy / ODDS).unlink()
+    data = bytearray((copy / SCORES).read_bytes())
+    data[-1] ^= 1
+    (copy / SCORES).write_bytes(bytes(data))
+    assert command.main(["check"]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"{copy / name} differs from the definition: run `make tables`" for name in (SCORES, ODDS)
+    ]
+
+
+def test_the_command_refuses_an_unknown_subcommand() -> None:
+    """Run as ``python -m`` (the way ``make tables`` runs it): argparse's usage error, exit 2,
+    before anything is built."""
+    done = subprocess.run(
+        [sys.executable, "-m", "service.game.tables", "rebuild"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "usage: python -m service.game.tables" in done.stderr
+    assert "invalid choice: 'rebuild'" in done.stderr

@@ -6,6 +6,10 @@ request. The bound asserted is a hang-guard (``HANG_GUARD`` seconds, far above w
 see "Slow clients" in ``docs/operations.md``); the outcome asserted is that each answer arrives,
 is correct and was not served by a connection that had to wait for the crowd.
 
+The crowds, the pipeliners and the tests that wait out a real deadline are marked slow: ``make
+test`` runs them; ``make check`` runs the refusal from the poller and the pieces below, and
+``test_worker_edges.py`` drives the worker's decisions in process.
+
 Run as a module (``.venv/bin/python -m tests.security.test_slow_clients [crowd size]``) it prints
 the latencies with each crowd, for the stock gthread worker too (``GUNICORN_WORKER_CLASS=gthread``,
 any other ``gunicorn.conf.py`` variable likewise).
@@ -179,6 +183,7 @@ def worst(probe: Callable[[LiveServer], float], server: LiveServer, rounds: int 
 # --- the tests ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a crowd of 100 connections
 def test_idle_connections_do_not_stall(keyed_server: LiveServer, auth: dict[str, str]) -> None:
     with idle_crowd(keyed_server):
         time.sleep(0.5)  # every idle connection accepted by now
@@ -186,6 +191,7 @@ def test_idle_connections_do_not_stall(keyed_server: LiveServer, auth: dict[str,
         assert _keyed_score(keyed_server, auth) == 10
 
 
+@pytest.mark.slow  # a crowd of 100 connections, trickling for 1.5 s
 def test_header_tricklers_do_not_stall(keyed_server: LiveServer, auth: dict[str, str]) -> None:
     with trickling_crowd(keyed_server) as trickler:
         time.sleep(1.5)  # every trickler has sent some of its head
@@ -194,12 +200,14 @@ def test_header_tricklers_do_not_stall(keyed_server: LiveServer, auth: dict[str,
         assert not trickler.cut_after  # still within the head deadline: none cut yet
 
 
+@pytest.mark.slow  # seconds of pipelining into full buffers
 def test_unread_pipeliners_do_not_stall(keyed_server: LiveServer, auth: dict[str, str]) -> None:
     with unread_pipeliners(keyed_server, 8):
         assert worst(healthz, keyed_server) < HANG_GUARD
         assert _keyed_score(keyed_server, auth) == 10
 
 
+@pytest.mark.slow  # waits out HEAD_READ_TIMEOUT
 def test_a_trickler_is_cut_after_the_head_deadline(short_limits_server: LiveServer) -> None:
     with trickling_crowd(short_limits_server, count=3, interval=0.2) as trickler:
         deadline = time.monotonic() + HANG_GUARD
@@ -214,6 +222,7 @@ def test_a_trickler_is_cut_after_the_head_deadline(short_limits_server: LiveServ
         assert orjson.loads(answer.split(b"\r\n\r\n", 1)[1])["code"] == "REQUEST_TIMEOUT"
 
 
+@pytest.mark.slow  # waits out HEAD_READ_TIMEOUT
 def test_an_idle_connection_is_closed_without_an_answer(short_limits_server: LiveServer) -> None:
     with idle_crowd(short_limits_server, count=1) as (sock,):
         started = time.monotonic()
@@ -221,6 +230,7 @@ def test_an_idle_connection_is_closed_without_an_answer(short_limits_server: Liv
         assert time.monotonic() - started > 0.5
 
 
+@pytest.mark.slow  # idles 1.5 s on purpose
 def test_a_kept_alive_connection_gets_a_new_head_deadline(
     short_limits_server: LiveServer,
 ) -> None:
@@ -244,6 +254,7 @@ def test_a_head_over_the_limit_is_refused_from_the_poller(
         assert answer.startswith(b"HTTP/1.1 431 ")
 
 
+@pytest.mark.slow  # seconds of pipelining into full buffers
 def test_a_client_that_never_reads_is_dropped(short_limits_server: LiveServer) -> None:
     """SEND_TIMEOUT is 1 s: answers nobody reads stop being written and the connection is
     closed with requests still unanswered (without the limit, reading now would get them all)."""

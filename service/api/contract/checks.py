@@ -388,11 +388,10 @@ def _schema_rule(
 
 
 # ------------------------------------------------------------------------------------------------
-# Derived checks by name, for views that do not hold their schema's derived check yet
+# Derived checks by schema class: compiled once, shared by a view and its pre-dispatch
 # ------------------------------------------------------------------------------------------------
 
 
-@functools.cache
 @functools.cache
 def check_for(schema_class: type[Schema]) -> Check:
     """The derived check of ``schema_class``, compiled once per class: a view and the

@@ -2,9 +2,9 @@
 
 Marshmallow deserialises every item of a list before its length validator runs, and builds an
 error for each bad item and each unknown field. A 1 MiB body holding a 500,000-item list where a
-schema allows 4 or 10,000 would cost it tens of seconds and hundreds of MiB: past the worker
-timeout and the pod's memory limit, from one request. Two checks keep its work bounded whatever
-the body's shape (``budget.py`` has already bounded how many values the body holds at all):
+schema allows 4 or 10,000 would cost it more time than the worker timeout and more memory than the
+pod's limit, from one request. Two checks keep its work bounded whatever the body's shape
+(``budget.py`` has already bounded how many values the body holds at all):
 
 ``guard`` walks the schema's fields over the body first (no object per item) and refuses, with the
 very message the length validator would give, any list more than ``SLACK`` items over its limit,

@@ -10,8 +10,7 @@ escape ``\\u003a`` (re-serialised as plain colons) are counted too (``escaped_co
 
 Only a body with a repeated key is parsed a second time, by Python's ``json`` (the one parser with
 a hook on each object's pairs), to name the key. The hook keeps nothing (each object becomes
-None), so the second parse never holds a second copy of the body's objects: for a body at the
-value budget that is some 7 MiB and 50 ms instead of 13 MiB.
+None), so the second parse never holds a second copy of the body's objects.
 """
 
 from __future__ import annotations

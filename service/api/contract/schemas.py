@@ -1,7 +1,8 @@
 """Marshmallow schemas: the contract of every request and answer, and the source of openapi.yaml.
 
-Request schemas validate (the hot endpoints use a hand-written check in ``fastcheck`` that accepts
-exactly what these accept, and fall back to them only to explain a refusal). Response schemas are
+Request schemas validate (the hot endpoints use a check derived from these at start-up,
+``checks.derive``, which accepts exactly what they accept, and fall back to them only to explain
+a refusal). Response schemas are
 never used to serialise, only to document; the conformance of real answers to them is checked by
 schemathesis. Request limits come from the configuration, so request schemas are built per app by
 ``request_schemas(config)``.

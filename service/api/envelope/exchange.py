@@ -1,7 +1,7 @@
 """What one request leaves behind for its audit record and metrics, gathered as it is served.
 
-The WSGI wrapper (``observe.py``) opens an ``Exchange`` per request and makes it current for the
-thread serving it; the request's two ends (``http.read_json`` and ``http.json_response``) and the
+The WSGI wrapper (``middleware.py``) opens an ``Exchange`` per request and makes it current for the
+thread serving it; the request's two ends (``body.read_json`` and ``body.json_response``) and the
 problem renderer drop what they already hold into it (parsed body, its key-sorted serialisation,
 the problem code). Nothing is copied on the request path.
 
@@ -26,7 +26,7 @@ from typing import Any
 from service.api.envelope import audit
 
 local = threading.local()
-"""``local.exchange``: the current request's ``Exchange`` (set and cleared by ``observe``)."""
+"""``local.exchange``: the current request's ``Exchange`` (set and cleared by ``middleware``)."""
 
 
 class Exchange:

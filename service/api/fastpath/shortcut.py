@@ -1,7 +1,7 @@
 """Pre-dispatch of a JSON endpoint's happy path, without entering Flask.
 
 Most of a cheap request's cost is Flask's own (request context, URL matching, Request and Response
-objects: some 60 µs). The WSGI wrapper (``observe.py``) therefore offers a request on a route with
+objects). The WSGI wrapper (``envelope/middleware.py``) therefore offers a request on a route with
 a shortcut to it first, inside the envelope (request id, API key, security headers, metrics, audit
 line and body deadline all apply as ever). A ``JsonShortcut`` takes only the exact happy path: a
 POST with a declared ``Content-Length`` within the limit, a JSON content type as ``read_json``

@@ -58,8 +58,8 @@ HTTP: Final = (
     N_("Request Header Fields Too Large"),
     N_("One or more header fields exceeds the maximum size."),
 )
-"""Other refusals of the HTTP layer (``repeats.py``, ``meta.py``, ``app.py``) and Werkzeug's
-wording of the HTTP errors that reach a problem document as they are."""
+"""Other refusals of the HTTP layer (``repeats.py``, ``endpoints/health.py``, ``app.py``) and
+Werkzeug's wording of the HTTP errors that reach a problem document as they are."""
 
 CARDS: Final = (
     N_("invalid card {value} at position {position}: {reason}"),

@@ -1,0 +1,476 @@
+"""The worker's edge paths (``service/server/worker.py``), driven in-process with socket pairs.
+
+``test_slow_clients.py`` and ``test_keepalive.py`` replay hostile clients against the real server.
+Some of the worker's decisions are taken only in conditions a client cannot bring about at will:
+the process out of file descriptors, a thread's answer timing out (the poller usually holds such
+a client first), a receive failing or waking up with nothing to read, a stop arriving while
+connections wait. Here the worker is built as gunicorn builds it, with a real poller, and each
+decision is checked on real sockets: which connection is closed, which is kept, which lingers.
+Nothing here waits on a clock: every deadline is far in the future or compared, not slept on.
+"""
+
+from __future__ import annotations
+
+import errno
+import selectors
+import socket
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from typing import Any, cast
+
+import pytest
+from gunicorn.config import Config  # type: ignore[import-untyped]
+from gunicorn.glogging import Logger  # type: ignore[import-untyped]
+from gunicorn.http.body import Body, ChunkedReader, EOFReader, LengthReader  # type: ignore[import-untyped]
+from gunicorn.http.unreader import IterUnreader, SocketUnreader  # type: ignore[import-untyped]
+from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
+    STOP_KEEPALIVE_LINGER,
+    TConn,
+    ThreadWorker,
+)
+
+from service.server.settle import SETTLE_MAX_BYTES, settle_body
+from service.server.worker import HEAD, LINGER, HeadFirstWorker, Waiting
+
+FAR = 1_000.0
+"""Seconds from now to a deadline nothing here reaches."""
+PARTIAL_HEAD = b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+"""A request head without its final empty line."""
+
+
+class Pair:
+    """A connection as the worker holds it (``conn``) and the client's end of it (``client``)."""
+
+    def __init__(self, cfg: Any, ours: socket.socket, client: socket.socket) -> None:
+        self.client = client
+        self.client.settimeout(5)
+        self.conn = TConn(cfg, ours, ("203.0.113.7", 40000), ("127.0.0.1", 8000))
+
+    def closed_by_server(self) -> bool:
+        """Whether the worker's end is closed (its descriptor released)."""
+        return bool(self.conn.sock.fileno() == -1)
+
+    def sees_end_of_stream(self) -> bool:
+        """Whether the client reads the end of the stream (a FIN or a close), nothing before."""
+        return self.client.recv(4096) == b""
+
+
+class FailingSocket(socket.socket):
+    """A socket whose receives fail with ``error``."""
+
+    error: OSError
+
+    def recv(self, *args: Any, **kwargs: Any) -> bytes:
+        raise self.error
+
+
+class Bench:
+    """Workers as gunicorn builds them (with a live poller) and connections to hand them; closes
+    everything at the end of the test."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.workers: list[HeadFirstWorker] = []
+        self.sockets: list[socket.socket] = []
+
+    def worker(self, **environ: str) -> HeadFirstWorker:
+        """A worker whose limits are read from ``environ`` (no other limit variable set)."""
+        for name in LIMIT_VARIABLES:
+            self.monkeypatch.delenv(name, raising=False)
+        for name, value in environ.items():
+            self.monkeypatch.setenv(name, value)
+        cfg = Config()
+        made = HeadFirstWorker(0, 0, [], None, 30, cfg, Logger(cfg))
+        made.poller = selectors.DefaultSelector()
+        self.workers.append(made)
+        return made
+
+    def pair(self, worker: HeadFirstWorker, failing: OSError | None = None) -> Pair:
+        """A connection for ``worker``; with ``failing``, every receive on it raises that."""
+        ours, client = socket.socketpair()
+        if failing is not None:
+            ours = FailingSocket(ours.family, ours.type, fileno=ours.detach())
+            ours.error = failing
+        self.sockets += (ours, client)
+        return Pair(worker.cfg, ours, client)
+
+    def close(self) -> None:
+        for made in self.workers:
+            made.poller.close()
+            made.tmp.close()
+        for sock in self.sockets:
+            sock.close()
+
+
+LIMIT_VARIABLES = (
+    "HEAD_READ_TIMEOUT",
+    "HEAD_MAX_BYTES",
+    "SEND_TIMEOUT",
+    "CLOSE_DRAIN_BYTES",
+    "CLOSE_DRAIN_TIMEOUT",
+)
+RESET = ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
+
+
+@pytest.fixture
+def bench(monkeypatch: pytest.MonkeyPatch) -> Iterator[Bench]:
+    made = Bench(monkeypatch)
+    yield made
+    made.close()
+
+
+def accepted(worker: HeadFirstWorker, pair: Pair, head: bytes = b"", deadline: float = FAR) -> None:
+    """``pair`` as if just accepted, ``head`` having arrived, its head due in ``deadline`` s."""
+    worker.nr_conns += 1
+    worker._wait_for_head(pair.conn, time.monotonic() + deadline, head, True)
+
+
+def held(worker: HeadFirstWorker, pair: Pair) -> Waiting | None:
+    return worker._held.get(id(pair.conn))
+
+
+# --- configuration ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("certfile", "/etc/ssl/server.pem"), ("http_protocols", "h2,h1"), ("http2_cleartext", "both")],
+)
+def test_tls_and_http2_are_refused_at_start(setting: str, value: str) -> None:
+    cfg = Config()
+    log = Logger(cfg)
+    HeadFirstWorker.check_config(cfg, log)  # the defaults: plain HTTP/1.1
+    cfg.set(setting, value)
+    with pytest.raises(RuntimeError, match=r"plain HTTP/1\.1 only"):
+        HeadFirstWorker.check_config(cfg, log)
+
+
+# --- accepting ----------------------------------------------------------------------------------
+
+
+class Listener:
+    """A listening socket whose ``accept`` fails with ``error``."""
+
+    def __init__(self, error: OSError) -> None:
+        self.error = error
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        raise self.error
+
+
+def listener(error: OSError) -> socket.socket:
+    return cast(socket.socket, Listener(error))
+
+
+def test_out_of_descriptors_closes_the_idle_connection_nearest_its_deadline(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    later, sooner, talking = (bench.pair(worker) for _ in range(3))
+    accepted(worker, later, deadline=FAR)
+    accepted(worker, sooner, deadline=FAR / 2)
+    accepted(worker, talking, PARTIAL_HEAD, deadline=1.0)  # nearest, but has sent something
+    worker.accept(listener(OSError(errno.EMFILE, "Too many open files")))
+    assert sooner.closed_by_server() and sooner.sees_end_of_stream()
+    assert held(worker, sooner) is None
+    assert held(worker, later) is not None and held(worker, talking) is not None
+    assert worker.nr_conns == 2
+    worker.accept(listener(OSError(errno.ENFILE, "Too many open files in system")))
+    assert later.closed_by_server() and worker.nr_conns == 1
+    worker.accept(listener(OSError(errno.EMFILE, "Too many open files")))  # nobody idle left
+    assert held(worker, talking) is not None and worker.nr_conns == 1
+
+
+@pytest.mark.parametrize(
+    "error", [BlockingIOError(), InterruptedError(), ConnectionAbortedError()], ids=type
+)
+def test_a_connection_gone_before_accept_is_ignored(bench: Bench, error: OSError) -> None:
+    worker = bench.worker()
+    worker.accept(listener(error))
+    assert worker.nr_conns == 0 and not worker._held
+
+
+def test_other_accept_failures_are_not_hidden(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    with pytest.raises(OSError, match="Bad file descriptor"):
+        worker.accept(listener(OSError(errno.EBADF, "Bad file descriptor")))
+
+
+# --- reading a head -----------------------------------------------------------------------------
+
+
+def test_a_wake_up_with_nothing_to_read_keeps_waiting(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    accepted(worker, pair, PARTIAL_HEAD[:5])
+    wait = held(worker, pair)
+    assert wait is not None
+    worker._on_head_bytes(wait, pair.conn.sock)  # nothing sent since: EAGAIN
+    assert held(worker, pair) is wait and bytes(wait.head) == PARTIAL_HEAD[:5]
+    pair.client.sendall(PARTIAL_HEAD[5:])
+    worker._on_head_bytes(wait, pair.conn.sock)
+    assert held(worker, pair) is wait and bytes(wait.head) == PARTIAL_HEAD
+
+
+def test_a_failed_receive_closes_the_connection(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker, failing=RESET)
+    accepted(worker, pair, PARTIAL_HEAD[:5])
+    wait = held(worker, pair)
+    assert wait is not None and worker.nr_conns == 1
+    worker._on_head_bytes(wait, pair.conn.sock)
+    assert pair.closed_by_server() and held(worker, pair) is None and worker.nr_conns == 0
+
+
+# --- after an answer: keep, linger or close -----------------------------------------------------
+
+
+def _done(result: object = None, error: BaseException | None = None) -> Future[Any]:
+    future: Future[Any] = Future()
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+    return future
+
+
+def test_a_thread_that_raised_leaves_its_connection_lingering(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    worker.finish_request(pair.conn, _done(error=ValueError("the handler failed")))
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == LINGER  # half-closed, discarding what comes
+    assert pair.sees_end_of_stream() and not pair.closed_by_server()
+
+
+def test_a_cancelled_request_is_not_kept_alive(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    future: Future[Any] = Future()
+    assert future.cancel()
+    worker.finish_request(pair.conn, future)
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == LINGER
+
+
+def test_an_answer_that_timed_out_closes_at_once_even_if_kept_alive(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A client that stopped taking in its answer gets no linger and no next request."""
+
+    def too_slow(self: Any, req: Any, conn: Any) -> bool:
+        assert worker._serving.current == (req, conn)  # what _answer_settled would read
+        raise TimeoutError("timed out")
+
+    monkeypatch.setattr(ThreadWorker, "handle_request", too_slow)
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    assert worker.handle_request(object(), pair.conn) is False
+    assert pair.conn.send_timed_out is True
+    assert worker._serving.current is None
+    worker.finish_request(pair.conn, _done(True))  # even a result that says "keep"
+    assert pair.closed_by_server() and held(worker, pair) is None and worker.nr_conns == 0
+
+
+@pytest.mark.parametrize(
+    "environ", [{"CLOSE_DRAIN_BYTES": "0"}, {"CLOSE_DRAIN_TIMEOUT": "0"}], ids=str
+)
+def test_without_a_drain_a_closing_connection_is_closed_at_once(
+    bench: Bench, environ: dict[str, str]
+) -> None:
+    worker = bench.worker(**environ)
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    worker.finish_request(pair.conn, _done(False))
+    assert pair.closed_by_server() and held(worker, pair) is None and worker.nr_conns == 0
+    assert pair.sees_end_of_stream()
+
+
+def test_a_lingering_connection_discards_until_its_peer_is_done(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    worker.finish_request(pair.conn, _done(False))
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == LINGER
+    worker._on_linger_bytes(wait, pair.conn.sock)  # a wake-up with nothing to read: keep
+    assert held(worker, pair) is wait and wait.drained == 0
+    pair.client.sendall(b"x" * 100)  # the rest of an oversized body
+    worker._on_linger_bytes(wait, pair.conn.sock)
+    assert held(worker, pair) is wait and wait.drained == 100
+    pair.client.shutdown(socket.SHUT_WR)  # the client is done sending
+    worker._on_linger_bytes(wait, pair.conn.sock)
+    assert pair.closed_by_server() and held(worker, pair) is None and worker.nr_conns == 0
+
+
+def test_a_failed_receive_ends_the_linger(bench: Bench) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker, failing=RESET)
+    worker.nr_conns += 1
+    worker.finish_request(pair.conn, _done(False))
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == LINGER
+    worker._on_linger_bytes(wait, pair.conn.sock)
+    assert pair.closed_by_server() and held(worker, pair) is None and worker.nr_conns == 0
+
+
+def test_a_lingering_wake_up_that_would_block_keeps_lingering(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker, failing=BlockingIOError(errno.EAGAIN, "again"))
+    worker.nr_conns += 1
+    worker.finish_request(pair.conn, _done(False))
+    wait = held(worker, pair)
+    assert wait is not None
+    worker._on_linger_bytes(wait, pair.conn.sock)
+    assert held(worker, pair) is wait and not pair.closed_by_server()
+
+
+# --- stopping -----------------------------------------------------------------------------------
+
+
+def test_a_stop_shortens_only_the_idle_connections_wait(
+    bench: Bench,
+) -> None:
+    """When the worker stops, an idle connection has nothing to finish and gets at most
+    gunicorn's stop linger; one that has sent part of a head keeps its head deadline, and a
+    lingering one its drain deadline."""
+    worker = bench.worker()
+    idle, talking, lingering = (bench.pair(worker) for _ in range(3))
+    accepted(worker, idle)
+    accepted(worker, talking, PARTIAL_HEAD)
+    worker.nr_conns += 1
+    worker.finish_request(lingering.conn, _done(False))
+    waits = {name: held(worker, pair) for name, pair in (("idle", idle), ("talking", talking))}
+    linger = held(worker, lingering)
+    assert waits["idle"] is not None and waits["talking"] is not None and linger is not None
+    before = {"talking": waits["talking"].deadline, "linger": linger.deadline}
+    worker.alive = False
+    worker.murder_pending()
+    assert waits["idle"].deadline <= time.monotonic() + STOP_KEEPALIVE_LINGER
+    assert waits["talking"].deadline == before["talking"]
+    assert linger.deadline == before["linger"]
+    assert waits["idle"].phase == HEAD and held(worker, idle) is waits["idle"]  # not yet due
+
+
+# --- a thread's side ----------------------------------------------------------------------------
+
+
+def test_the_app_called_outside_a_request_answers_untouched(
+    bench: Bench,
+) -> None:
+    """The wrapper settles the request body and bounds the send only for the request this thread
+    serves; called without one (as a health probe of the app object would be), it passes
+    the answer through."""
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        start_response("200 OK", [])
+        return [b"answer"]
+
+    class Application:
+        def wsgi(self) -> Callable[..., Any]:
+            return app
+
+    worker = bench.worker()
+    worker.app = Application()
+    worker.load_wsgi()
+    started: list[str] = []
+    assert worker.wsgi({}, lambda status, headers: started.append(status)) == [b"answer"]
+    assert started == ["200 OK"]
+
+
+# --- settling a request body (service/server/settle.py) -----------------------------------------
+
+
+class Request:
+    """What ``settle_body`` reads of a gunicorn request: its body."""
+
+    def __init__(self, body: Any) -> None:
+        self.body = body
+
+
+def test_a_request_without_a_body_keeps_its_connection() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        assert settle_body(Request(None), a) is True
+
+
+def test_a_body_read_until_the_connection_ends_cannot_keep_it() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        assert settle_body(Request(Body(EOFReader(SocketUnreader(a)))), a) is False
+
+
+def test_a_sized_body_that_has_arrived_is_discarded_and_the_next_request_kept() -> None:
+    """The body's last bytes are on the socket already: read without waiting, exactly to the
+    body's end; the pipelined request behind it stays for the next read."""
+    a, b = socket.socketpair()
+    with a, b:
+        unreader = SocketUnreader(a)
+        unreader.unread(b"0123")  # the part gunicorn read ahead with the head
+        reader = LengthReader(unreader, 10)
+        b.sendall(b"456789GET / HTTP/1.1\r\n")
+        assert settle_body(Request(Body(reader)), a) is True
+        assert reader.length == 0
+        assert a.recv(100) == b"GET / HTTP/1.1\r\n"
+
+
+def test_a_body_read_ahead_whole_gives_back_the_next_request() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        unreader = SocketUnreader(a)
+        unreader.unread(b"0123456789GET /")  # the body and the start of a pipelined request
+        reader = LengthReader(unreader, 10)
+        assert settle_body(Request(Body(reader)), a) is True
+        assert reader.length == 0 and unreader.take_buffered() == b"GET /"
+
+
+def test_a_sized_body_still_on_its_way_cannot_keep_the_connection() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        reader = LengthReader(SocketUnreader(a), 10)
+        b.sendall(b"0123")
+        assert settle_body(Request(Body(reader)), a) is False  # six bytes never came
+        assert reader.length == 6
+        assert a.gettimeout() is None  # the socket's blocking mode is given back
+        b.sendall(b"45")
+        b.shutdown(socket.SHUT_WR)  # the client gives up: the body never ends
+        assert settle_body(Request(Body(reader)), a) is False
+        assert reader.length == 4
+
+
+def test_a_body_too_large_to_discard_or_failed_closes() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        large = Body(LengthReader(SocketUnreader(a), SETTLE_MAX_BYTES + 1))
+        assert settle_body(Request(large), a) is False
+        failed = Body(LengthReader(SocketUnreader(a), 1))
+        failed.failed = True
+        assert settle_body(Request(failed), a) is False
+
+
+def test_a_chunked_body_keeps_its_connection_only_when_read_to_its_end() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        reader = ChunkedReader(object(), IterUnreader([b"3\r\nabc\r\n0\r\n\r\n"]))
+        body = Body(reader)
+        assert settle_body(Request(body), a) is False  # not one chunk parsed yet
+        assert body.read() == b"abc"
+        assert settle_body(Request(body), a) is True
