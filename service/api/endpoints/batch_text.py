@@ -27,6 +27,7 @@ accepts exceeds it, and this reader answers only those.
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -43,24 +44,29 @@ _HANDS_FIRST_END: Final = b"]," + _OFF + b"}"
 
 _LONG_RANK: Final = b"10"
 _DROPPED: Final = b"0"
-"""The one two-character rank, read without its second byte so that every card is two bytes:
-once every ``1`` and every ``0`` of the text are proven to stand together as ``10``, a ``1``
-alone says as much."""
+"""The one two-character rank, read without its second byte so that every card is two bytes.
+The skeleton keeps both its bytes as they are, so a ``1`` or a ``0`` anywhere but in a ``10``
+rank leaves a shape no hand has."""
 _RANK: Final = ord("#")
 _SUIT: Final = ord("%")
 _FRAME_BYTES: Final = b'{}[]":,' + b"cardstrump"
 """Everything a compact hand holds but its codes: brackets, quotes, separators, key letters."""
-_BARE: Final = b'"cards":["#%","#%","#%","#%"]'
-_TRUMPED: Final = _BARE + b',"trump":"%"'
-"""The two hands, as the skeleton spells them (braces aside): codes become ``#`` (rank) ``%``
-(suit)."""
+_CARD_SHAPES: Final = (b'"#%"', b'"' + _LONG_RANK + b'%"')
+_SHAPES: Final = frozenset(
+    b'"cards":[' + b",".join(cards) + b"]" + trump
+    for cards in itertools.product(_CARD_SHAPES, repeat=4)
+    for trump in (b"", b',"trump":"%"')
+)
+"""Every hand as the skeleton spells it (braces aside): its codes as ``#`` (rank) or ``10``, then
+``%`` (suit); four cards, then a trump letter or nothing."""
 
 
 @dataclass(frozen=True, slots=True)
 class CompactTables:
     skeleton: bytes
-    """A ``bytes.translate`` table: rank bytes to ``#``, suit bytes to ``%``, the frame's bytes
-    to themselves, every other byte to ``?`` (which no layout holds)."""
+    """A ``bytes.translate`` table: rank bytes to ``#`` (but ``1`` and ``0``, kept as they are),
+    suit bytes to ``%``, the frame's bytes to themselves, every other byte to ``?`` (which no
+    shape holds)."""
     frame: bytes
     """The bytes ``bytes.translate`` deletes to leave each hand's codes and its closing brace:
     the frame's, but ``}``."""
@@ -92,13 +98,15 @@ class CompactTables:
         table = bytearray(b"?" * 256)
         for byte in _FRAME_BYTES:
             table[byte] = byte
-        for rank in ranks:
+        for rank in ranks - {_LONG_RANK[:1]}:
             table[rank[0]] = _RANK
+        for byte in _LONG_RANK:
+            table[byte] = byte
         for suit in suits | trumps:
             if len(suit) != 1:
                 raise RuntimeError(f"a suit spelled {suit!r}: the compact batch reader needs one")
             table[suit[0]] = _SUIT
-        if bytes(table).translate(None, b"?#%") != bytes(sorted(set(_FRAME_BYTES))):
+        if bytes(table).translate(None, b"?#%") != bytes(sorted(set(_FRAME_BYTES + _LONG_RANK))):
             raise RuntimeError("a card code shares a byte with the JSON frame")
         pair = {a + b: wa + wb for a, wa in compact.items() for b, wb in compact.items()}
         setting = {b"": settings[None]}
@@ -142,14 +150,11 @@ def read(data: bytes, tables: CompactTables, top_ok: Callable[[Any], bool]) -> C
     else:
         return None
     hands = data[start:end]
-    tens = hands.count(_LONG_RANK)
-    if hands.count(b"1") != tens or hands.count(_DROPPED) != tens:
-        return None
-    skeleton = hands.translate(tables.skeleton, _DROPPED)
+    skeleton = hands.translate(tables.skeleton)
     if not (skeleton.startswith(b"{") and skeleton.endswith(b"}")):
         return None  # no hands, or not objects
     shapes = skeleton[1:-1].split(b"},{")
-    if not {_BARE, _TRUMPED}.issuperset(shapes):
+    if not _SHAPES.issuperset(shapes):
         return None
     if not top_ok({"breakdown": False, "hands": [None] * len(shapes)}):
         return None
