@@ -523,6 +523,27 @@ def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
     settled, or None: the body then goes the ordinary way (``read_json``), which refuses or
     explains it exactly as before.
 
+    A compact scores-only batch is read as text, without parsing (``batch_text.read``). Any other
+    is read by ``_read_raw``."""
+    exchange.received = True
+    compact = batch_text.read(data, _batch_tables().compact, top_ok)
+    read = (compact.results, compact.digest) if compact else _read_raw(data, exchange, top_ok)
+    if read is None:
+        return None
+    results, digest = read
+    payload = {"results": results, "ruleset": RULESET}
+    answer = orjson.dumps(payload)
+    if exchange.audit:
+        exchange.body_digest = digest()
+    exchange.answered(payload, answer)
+    return answer
+
+
+def _read_raw(
+    data: bytes, exchange: Exchange, top_ok: Check
+) -> tuple[list[orjson.Fragment], Callable[[], str]] | None:
+    """The results of a batch parsed from ``data`` and its canonical digest (on demand), or None.
+
     This is ``body.parse`` without its key-sorted re-serialisation, which a batch pays for twice
     (once to count colons, once as the text to hash) though it only needs two facts: whether a
     key repeats, and the canonical form's digest. An accepted batch holds no colon inside a
@@ -530,15 +551,6 @@ def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
     key/value pair it kept -- its keys, its hands and their trumps -- unless a pair was dropped:
     equal counts prove no key repeats. The digest hashes the raw text itself whenever it can be
     shown to be spelled canonically (``audit.batch_body_digest``)."""
-    exchange.received = True
-    compact = batch_text.read(data, _batch_tables().compact, top_ok)
-    if compact is not None:
-        payload: dict[str, Any] = {"results": compact.results, "ruleset": RULESET}
-        answer = orjson.dumps(payload)
-        if exchange.audit:
-            exchange.body_digest = compact.digest()
-        exchange.answered(payload, answer)
-        return answer
     marks = audit.structure(data)
     colons = marks.count(b":")
     # what ``budget.values_bound`` counts (commas and brackets, plus one), from the same pass
@@ -553,13 +565,8 @@ def _answer_raw(data: bytes, exchange: Exchange, top_ok: Check) -> bytes | None:
         return None
     if colons != len(body) + len(body["hands"]) + judged.trumps:
         return None  # a repeated key, perhaps: read_json names it
-    payload = {"results": judged.results, "ruleset": RULESET}
-    answer = orjson.dumps(payload)
     exchange.body = body
-    if exchange.audit:
-        exchange.body_digest = audit.batch_body_digest(data, marks, body, judged.canonical)
-    exchange.answered(payload, answer)
-    return answer
+    return judged.results, lambda: audit.batch_body_digest(data, marks, body, judged.canonical)
 
 
 # The collector, held off while a batch is served: 10,000 hands parse into some 20,000 new
