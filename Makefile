@@ -80,7 +80,7 @@ tables: $(VENV)/.run-installed
 # into each language's .po (a new message arrives untranslated and tests/api/test_api_i18n.py fails
 # until it is translated), then check each .po compiles. The service reads the .po itself.
 LOCALES := service/api/contract/locale
-catalogs: $(VENV)/.run-installed
+catalogs: $(VENV)/.test-installed
 	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ --sort-by-file --add-location=file --project=quart-bezique \
 		--no-wrap -o $(LOCALES)/messages.pot service/api
 	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching \

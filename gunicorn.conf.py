@@ -167,7 +167,6 @@ WARM_LIBRARIES = (
     "marshmallow",
     "orjson",
     "prometheus_client",
-    "babel.messages.pofile",
 )
 """Third-party libraries every worker needs, imported by the master when it does not preload the
 app: a worker started without preload (a respawn, a rolling restart, ``GUNICORN_PRELOAD=false``)

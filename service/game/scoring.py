@@ -262,9 +262,12 @@ def _kinds_by_index(size: int) -> dict[tuple[int, ...], CombinationType]:
     return found
 
 
-_KIND_BY_INDEXES: Final = {**_kinds_by_index(2), **_kinds_by_index(3)}
-"""Every pair and triple that forms a combination: built from ``combination_type`` (about 3,000
-calls) so that scanning the 11 groups of a hand is 11 dictionary lookups on small int tuples."""
+@functools.cache
+def _kind_by_indexes() -> dict[tuple[int, ...], CombinationType]:
+    """Every pair and triple that forms a combination: built from ``combination_type`` (about 3,000
+    calls) so that scanning the 11 groups of a hand is 11 dictionary lookups on small int tuples.
+    Built on first use: only the search needs it, and a server answers from the shipped tables."""
+    return {**_kinds_by_index(2), **_kinds_by_index(3)}
 
 
 def _four_card_kind(hand: Sequence[Card]) -> CombinationType | None:
@@ -284,10 +287,11 @@ _ALL_POSITIONS: Final = frozenset(range(HAND_SIZE))
 def candidates(hand: Sequence[Card]) -> list[Candidate]:
     """Every combination the hand (in card order) contains, each group of positions tried once."""
     indexes = tuple(c.index for c in hand)
+    kind_by_indexes = _kind_by_indexes()
     found = [
         Candidate(kind, positions)
         for positions, pick in zip(_POSITION_GROUPS, _INDEX_PICKERS, strict=True)
-        if (kind := _KIND_BY_INDEXES.get(pick(indexes))) is not None
+        if (kind := kind_by_indexes.get(pick(indexes))) is not None
     ]
     four = _four_card_kind(hand)
     if four is not None:
@@ -659,21 +663,29 @@ def build_batch_table() -> BatchTable:
         raise RuntimeError("more cards than compact weights")
     compact = dict(zip(weights, COMPACT_WEIGHTS, strict=False))
     by_setting = [table(trump).scores for trump in TRUMP_SETTINGS]
-    numbers: dict[tuple[int, ...], int] = {}
-
-    def number(row: tuple[int, ...]) -> int:
-        return numbers.setdefault(row, len(numbers))
-
-    # Every hand once, as C-level passes: keys, compact keys and score rows in the same order.
+    # Every hand once, as C-level passes (this runs at every start): keys, compact keys and score
+    # rows in the same order. A row is the hand's scores as bytes, one per setting (``bytes``
+    # refuses a score above 255 rather than wrap it), cut from the settings' columns interleaved.
     keys = list(map(sum, itertools.combinations_with_replacement(weights, HAND_SIZE)))
     compact_weights = [compact[w] for w in weights]
     compact_keys = map(sum, itertools.combinations_with_replacement(compact_weights, HAND_SIZE))
-    rows = zip(*(map(found.__getitem__, keys) for found in by_setting), strict=True)
-    row_by_key = dict(zip(compact_keys, map(number, rows), strict=True))
+    width = len(by_setting)
+    interleaved = bytearray(len(keys) * width)
+    for setting, found in enumerate(by_setting):
+        # The tables hold the hands in this order (``load_tables``, ``build_tables``): reading
+        # the values in place spares 17,550 lookups of 72-bit keys per setting.
+        if list(found) != keys:
+            raise RuntimeError("a score table does not hold the hands in distinct_hands order")
+        interleaved[setting::width] = bytes(found.values())
+    cut = bytes(interleaved).__getitem__
+    starts = range(0, len(interleaved), width)
+    rows = list(map(cut, map(slice, starts, range(width, len(interleaved) + width, width))))
+    number = {row: n for n, row in enumerate(dict.fromkeys(rows))}  # first seen, first numbered
+    row_by_key = dict(zip(compact_keys, map(number.__getitem__, rows), strict=True))
     if len(row_by_key) != len(by_setting[0]):
         raise RuntimeError("compact weights collide: two hands share a key")
     weight_by_spelling = {s: compact[w] for s, w in WEIGHT_BY_SPELLING.items()}
-    return BatchTable(weight_by_spelling, row_by_key, tuple(numbers))
+    return BatchTable(weight_by_spelling, row_by_key, tuple(map(tuple, number)))
 
 
 _BATCH_TABLE: list[BatchTable] = []

@@ -3,8 +3,9 @@
 The rules core and the schemas keep speaking English: their messages are values with a stable
 meaning that tests, logs and library users rely on. Translation happens once, at the HTTP edge,
 when a problem document is rendered: ``language.negotiate`` reads ``Accept-Language`` and
-``catalog.translator`` maps each English message onto its Russian template from the Babel catalog
-(``service/api/locale``), falling back to the English text for anything the catalog does not know.
+``catalog.translator`` maps each English message onto its Russian template from the gettext
+catalog (``service/api/contract/locale``, read by ``po``), falling back to the English text for
+anything the catalog does not know.
 """
 
 from .language import ENGLISH, LANGUAGES, RUSSIAN, negotiate

@@ -17,8 +17,9 @@ its ``NESTED`` values is a message the catalog translates, else the next templat
 message no template matches (one clipped at 300 characters, or one nobody translated) stays
 English: a partly translated answer would mix two languages in one sentence.
 
-The catalog is the ``.po`` file itself, read with Babel once per process, at start-up (the
-prepared 401 and 503 are translated then): no compiled file to keep in step with it.
+The catalog is the ``.po`` file itself, read once per process, at start-up (the prepared 401
+and 503 are translated then), by ``po.read``: no compiled file to keep in step with it, and no
+Babel at run time (it writes the catalogs, ``make catalogs``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Final
 
-from babel.messages.pofile import read_po
+from . import po
 
 LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
 DOMAIN: Final = "messages"
@@ -210,15 +211,8 @@ class Translator:
 def entries(language: str) -> dict[str, str]:
     """The translated, non-fuzzy entries of ``language``'s catalog (msgid → msgstr)."""
     path = LOCALE_DIR / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    with path.open("rb") as file:
-        catalog = read_po(file, locale=language)
-    found: dict[str, str] = {}
-    for message in catalog:
-        msgid, msgstr = message.id, message.string
-        usable = msgid and msgstr and not message.fuzzy
-        if usable and isinstance(msgid, str) and isinstance(msgstr, str):
-            found[msgid] = msgstr
-    return found
+    catalog = po.read(path.read_bytes(), str(path))
+    return {e.msgid: e.msgstr for e in catalog if e.msgid and e.msgstr and not e.fuzzy}
 
 
 @cache
