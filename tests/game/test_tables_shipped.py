@@ -129,6 +129,16 @@ def test_the_odds_file_decodes_to_the_models_the_definition_builds(
         assert model.containing == built[trump].containing
         assert model.columns == built[trump].columns
         assert model.percentile == built[trump].percentile
+        assert model.groups == built[trump].groups
+        # The slots hold the shared index objects, as the build's do, not copies of them.
+        assert all(i is odds._INDEX[i] for g in model.groups for slot in g.slots for i in slot)
+
+
+@pytest.mark.parametrize("indexes", [[], [7], [7, 300], [420, 0, 420]])
+def test_slots_decode_to_the_shared_index_objects_whatever_their_count(indexes: list[int]) -> None:
+    found = odds._shared(array("H", indexes))
+    assert found == tuple(indexes)
+    assert all(i is odds._INDEX[i] for i in found)
 
 
 @pytest.mark.parametrize(
@@ -139,6 +149,7 @@ def test_the_odds_file_decodes_to_the_models_the_definition_builds(
         ("change the score levels", "model does not fit the score table"),
         ("shorten the columns", "model's columns do not fit the lattice"),
         ("shorten the containing counts", "model does not fit the score table"),
+        ("point a slot past the factor table", "does not hold the models it should"),
     ],
 )
 def test_an_odds_file_that_does_not_hold_the_models_is_refused(
@@ -154,6 +165,8 @@ def test_an_odds_file_that_does_not_hold_the_models_is_refused(
         chunks[levels] = array("B", [chunks[levels][0] + 1])
     elif damage == "shorten the columns":
         chunks[columns] = chunks[columns][:-1]
+    elif damage == "point a slot past the factor table":
+        chunks[containing + 1][0] = len(odds._INDEX)
     else:
         chunks[containing] = chunks[containing][:-4]
     _load_odds_from(monkeypatch, chunks)
