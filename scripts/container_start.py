@@ -12,20 +12,24 @@ timed to its exit, which no change to the service can remove.
     python -m scripts.container_start --image IMAGE --env-file FILE --memory 256m --cpus 1
 
 Docker is reached as the caller's environment says (``DOCKER_HOST``, ``DOCKER_CONFIG``); the
-binary is ``$QB_DOCKER`` or ``docker``. Prints one line per figure; exits non-zero only when a
-container fails to start, never on a figure (targets are reported, not asserted).
+binary is ``$QB_DOCKER`` or ``docker``. Prints one line per figure, and with ``--json`` writes
+them for ``make bench`` to quote (the container test writes them beside its logs); exits non-zero
+only when a container fails to start, never on a figure (targets are reported, not asserted).
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 
 from scripts.harness.ports import LOOPBACK, free_port
 
@@ -108,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cpus", required=True)
     parser.add_argument("--app-port", type=int, default=8081)
     parser.add_argument("--count", type=int, default=5)
+    parser.add_argument("--revision", default="unknown", help="the commit the image was built from")
+    parser.add_argument(
+        "--json", type=Path, help="also write the figures here (make bench quotes them)"
+    )
     options = parser.parse_args(argv)
     _remove(NAME)
     starts = [time_start(options, NAME) for _ in range(options.count)]
@@ -124,6 +132,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{_summary(noops)}; the service's own part of a start is about "
         f"{median - statistics.median(noops):.2f} s"
     )
+    if options.json is not None:
+        figures = {
+            "median_s": round(median, 3),
+            "starts_s": [round(s, 3) for s in starts],
+            "docker_alone_s": round(statistics.median(noops), 3),
+            "revision": options.revision,
+            "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        options.json.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0
 
 

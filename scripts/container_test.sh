@@ -430,7 +430,8 @@ log "ready at $BASE_URL after $READY_SECONDS s (docker run to first 200 from /re
 # caches): fresh containers one after another, timed by one poller, and docker's own part of a start.
 STARTS=$(cd "$REPO" && DOCKER_HOST=unix://$SOCK DOCKER_CONFIG=$ROOT/client QB_DOCKER=/usr/bin/docker \
     "$PY" -m scripts.container_start --image "$IMAGE" --env-file "$RUN_DIR/env" \
-    --memory "$MEMORY" --cpus "$CPUS" --app-port "$APP_PORT") || die "the start-up series failed"
+    --memory "$MEMORY" --cpus "$CPUS" --app-port "$APP_PORT" --revision "$REVISION" \
+    --json "$LOGS/container-start.json") || die "the start-up series failed"
 while IFS= read -r line; do log "start-up: $line"; done <<<"$STARTS"
 
 PROCESSES=$(dk top "$CONTAINER" -eo pid,uid,args) || die "cannot list the container's processes"

@@ -25,6 +25,7 @@ from scripts.bench.config import (
     ODDS_POOL_QUICK,
     SEED,
 )
+from scripts.bench.container import quoted_start
 from scripts.bench.http_runs import run_http
 from scripts.bench.inprocess import Params
 from scripts.bench.log import log, warn
@@ -150,6 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 results.cold_start, notes = measure_startup(
                     server_cpus, options.startup_runs, tmp, IDLE_SETTLE_S
                 )
+                results.warnings += notes
+                results.container_start, notes = quoted_start()
                 results.warnings += notes
     except (RuntimeError, ServerError, subprocess.SubprocessError) as error:
         log(f"failed, everything started was stopped: {error}")

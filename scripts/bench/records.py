@@ -168,6 +168,19 @@ class ColdStart:
     preload: WorkerStart | None
 
 
+@dataclass(frozen=True)
+class ContainerStart:
+    """The container's start as ``make container-test`` last measured it (its start-up series,
+    ``scripts/container_start.py``): quoted by the bench, which runs no Docker of its own."""
+
+    median_s: float
+    starts_s: list[float]
+    docker_alone_s: float
+    """Docker's own start of the same image and limits running ``python3 -c pass`` (median)."""
+    revision: str
+    measured_at: str
+
+
 # --------------------------------------------------------------------------- in-process
 
 
@@ -323,6 +336,7 @@ class Results:
     http: dict[str, EndpointResult] = field(default_factory=dict)
     startup: dict[str, ServerStartup] = field(default_factory=dict)
     cold_start: ColdStart | None = None
+    container_start: ContainerStart | None = None
     inprocess: Inprocess | None = None
     targets: list[Target] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

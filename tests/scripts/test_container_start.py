@@ -8,12 +8,15 @@ from __future__ import annotations
 import os
 import signal
 import stat
+import statistics
 import sys
 from pathlib import Path
 
 import pytest
 
 from scripts import container_start
+from scripts.bench.container import provenance, quoted_start
+from scripts.bench.records import ContainerStart
 
 FAKE_DOCKER = """\
 import os, signal, subprocess, sys
@@ -74,7 +77,9 @@ def _arguments(image: str) -> list[str]:
 def test_each_start_is_timed_to_its_first_ready_answer_and_removed(
     fake_docker: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert container_start.main(_arguments("qb:test")) == 0
+    figures = fake_docker / "figures.json"
+    arguments = [*_arguments("qb:test"), "--revision", "abc123", "--json", str(figures)]
+    assert container_start.main(arguments) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("2 fresh containers, one after another: docker run to the first 200")
     each = [float(s) for s in out[0].split("each: ")[1].split()]
@@ -84,6 +89,24 @@ def test_each_start_is_timed_to_its_first_ready_answer_and_removed(
     assert sum(c.startswith("run -d --name qb-start-series") for c in calls) == 2
     assert sum(c.startswith("run --rm") for c in calls) == 3
     assert not (fake_docker / "server.pid").exists()  # every container removed
+    written = quoted_start(figures)
+    assert written == (written[0], []) and written[0] is not None
+    record = written[0]
+    assert record.revision == "abc123"
+    assert [round(t, 2) for t in record.starts_s] == each  # what was printed, to 2 decimals
+    assert record.median_s == pytest.approx(statistics.median(record.starts_s), abs=0.001)
+
+
+def test_the_bench_quotes_the_figures_and_says_which_image_they_are_for(tmp_path: Path) -> None:
+    assert quoted_start(tmp_path / "absent.json") == (None, [])
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text('{"median_s": "fast"}', encoding="utf-8")
+    found, warnings = quoted_start(damaged)
+    assert found is None and "cannot be read" in warnings[0]
+    start = ContainerStart(0.53, [0.53, 0.5, 0.54], 0.19, "554bd60aa", "2026-12-01T09:40:00+00:00")
+    assert "this revision's image" in provenance(start, "554bd60")
+    assert "the image of revision 554bd60aa" in provenance(start, "1234567")
+    assert "the image of revision" in provenance(start, "")
 
 
 def test_a_container_that_does_not_start_stops_the_series_with_dockers_reason(
