@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from scripts.bench.config import LIMIT_CONTAINER_READY_S as TARGET_SECONDS
 from scripts.harness.ports import LOOPBACK, free_port
 
-TARGET_SECONDS = 0.6
 POLL_SECONDS = 0.005
 READY_WITHIN_SECONDS = 60.0
 NAME = "qb-start-series"
@@ -58,15 +58,21 @@ def _ready(port: int) -> bool:
         connection.close()
 
 
+def _limited(options: argparse.Namespace) -> list[str]:
+    """The limits every container of the series runs under: the Deployment's, as in the test."""
+    return [
+        "--read-only", "--memory", options.memory, "--memory-swap", options.memory,
+        "--cpus", options.cpus, "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+    ]  # fmt: skip
+
+
 def time_start(options: argparse.Namespace, name: str) -> float:
     """One container, started and timed to its first 200, then removed."""
     port = free_port()
     command = [
         *_docker(), "run", "-d", "--name", name, "--label", "qb-container-test=start-series",
-        "--env-file", options.env_file, "--env", f"PORT={options.app_port}",
-        "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
-        "--memory", options.memory, "--memory-swap", options.memory, "--cpus", options.cpus,
-        "--pids-limit", "256", "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        "--env-file", options.env_file, "--env", f"PORT={options.app_port}", *_limited(options),
+        "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m", "--pids-limit", "256",
         "--publish", f"{LOOPBACK}:{port}:{options.app_port}", options.image,
     ]  # fmt: skip
     started = time.monotonic()
@@ -87,9 +93,7 @@ def time_start(options: argparse.Namespace, name: str) -> float:
 def time_noop(options: argparse.Namespace) -> float:
     """Docker's part of a start: the same image and limits, ``python3 -c pass``, to its exit."""
     command = [
-        *_docker(), "run", "--rm", "--read-only", "--network", "none",
-        "--memory", options.memory, "--memory-swap", options.memory, "--cpus", options.cpus,
-        "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
+        *_docker(), "run", "--rm", "--network", "none", *_limited(options),
         options.image, "python3", "-c", "pass",
     ]  # fmt: skip
     started = time.monotonic()

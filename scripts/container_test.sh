@@ -423,8 +423,7 @@ EOF
 wait_ready
 READY_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 READY_MB=$(mib "$(cat "$(cgroup_file memory memory.usage_in_bytes memory.current)" 2>/dev/null || echo 0)")
-STARTUP_TARGET=0.6                  # seconds, docker run to the first 200 on /readyz: printed, not asserted
-log "ready at $BASE_URL after $READY_SECONDS s (docker run to first 200 from /readyz, the image's first start after its build; the target, $STARTUP_TARGET s, is judged on the series below), using $READY_MB MiB"
+log "ready at $BASE_URL after $READY_SECONDS s (docker run to first 200 from /readyz, the image's first start after its build; the target is judged on the series below), using $READY_MB MiB"
 
 # What a node already holding the image sees (the first start above follows the build, with cold
 # caches): fresh containers one after another, timed by one poller, and docker's own part of a start.

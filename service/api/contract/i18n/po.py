@@ -14,8 +14,7 @@ to Babel's own reading, of the shipped catalogs and of catalogs Babel writes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 _ESCAPE: Final = re.compile(r'\\([\\trn"])')
 _ESCAPED: Final = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"'}
@@ -26,8 +25,9 @@ class CatalogError(ValueError):
     """A catalog this reader cannot read exactly as its translators wrote it."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
+    """One entry (a named tuple: a dataclass would cost every start more to create)."""
+
     msgid: str
     msgstr: str
     fuzzy: bool
