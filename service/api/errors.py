@@ -13,7 +13,6 @@ from werkzeug.routing import Rule
 from service.api.config import Config
 from service.api.contract.i18n import N_
 from service.api.contract.problems import (
-    BODY_TOO_LARGE,
     HTTP_ERROR,
     INTERNAL_ERROR,
     METHOD_NOT_ALLOWED,
@@ -21,6 +20,7 @@ from service.api.contract.problems import (
     UNSUPPORTED_MEDIA_TYPE,
     Problem,
 )
+from service.api.contract.reading import too_large
 from service.api.envelope.exchange import current
 
 log = logging.getLogger("service.api")
@@ -45,12 +45,7 @@ def _http_problem(error: HTTPException, config: Config) -> Problem:
             headers={"Allow": ", ".join(allowed)},
         )
     if status == 413:
-        return Problem(
-            BODY_TOO_LARGE,
-            N_("the body is larger than the limit of {limit} bytes").format(
-                limit=config.max_body_bytes
-            ),
-        )
+        return too_large(config.max_body_bytes)  # the command line's too (reading.py)
     if status == 415:
         return Problem(UNSUPPORTED_MEDIA_TYPE, N_("the body must be sent as application/json"))
     if status >= 500:

@@ -14,15 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from flask import Response, has_request_context, request
 
 from service.api.contract.error_codes import code_of
 from service.api.contract.i18n import ENGLISH, N_, negotiate
 from service.api.contract.i18n.catalog import translator
 from service.game.errors import PathElement, RulesError, json_pointer
+
+if TYPE_CHECKING:
+    from flask import Response
 
 PROBLEM_MEDIA_TYPE: Final = "application/problem+json"
 TYPE_PREFIX: Final = "urn:quart-bezique:problem:"
@@ -271,7 +273,10 @@ class Problem(Exception):
         return f"{self.status} {HTTPStatus(self.status).phrase}", headers, body
 
     def response(self) -> Response:
-        """The problem as a response (the envelope adds the headers every response carries)."""
+        """The problem as a response (the envelope adds the headers every response carries).
+        Flask is imported here, not above: the contract is read by the command line too."""
+        from flask import Response, has_request_context, request
+
         language = (
             negotiate(request.environ.get("HTTP_ACCEPT_LANGUAGE"))
             if has_request_context()

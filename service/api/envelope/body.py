@@ -11,10 +11,8 @@ from typing import Any, Final
 
 import orjson
 from flask import Response, has_app_context, request
-from marshmallow import Schema, ValidationError
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
-from service.api.contract.guard import explain, guard
 from service.api.contract.i18n import N_
 from service.api.contract.problems import (
     HTTP_ERROR,
@@ -22,21 +20,17 @@ from service.api.contract.problems import (
     REQUEST_TIMEOUT,
     UNSUPPORTED_MEDIA_TYPE,
     Problem,
-    validation_problem,
 )
-from service.api.contract.repeats import escaped_colons, refuse_repeated_key
+from service.api.contract.reading import MAX_DEPTH as MAX_DEPTH
+from service.api.contract.reading import decode, refuse_repeated, repeats_a_key
+from service.api.contract.reading import load as load
 from service.api.envelope.audit import residue
 from service.api.envelope.budget import FIXED as FIXED_BUDGET
 from service.api.envelope.budget import refuse_excess
 from service.api.envelope.exchange import Exchange, current
 
 JSON_MEDIA_TYPE: Final = "application/json"
-MAX_DEPTH: Final = 254
-"""Deepest nesting accepted (orjson serialises no deeper; no request comes within 250 of it)."""
 _VERDICT_HEADERS: Final = (("Cache-Control", "no-store"),)
-_SORT_KEYS: Final = orjson.OPT_SORT_KEYS
-_ESCAPED_COLON: Final = b"\\u003"
-"""Prefix of the only way (``\\u003a``) a JSON text can spell a colon that is not a colon."""
 
 
 def read_json() -> Any:
@@ -94,28 +88,13 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
     parsed: parsing it would cost more than any request may (``budget.py``)."""
     if len(data) > FIXED_BUDGET:
         refuse_excess(data, exchange)
-    try:
-        body = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
+    try:  # the reading the command line shares (``reading.py``)
+        body, sorted_body = decode(data)
+    except Problem:
         if exchange is not None:
             exchange.raw = data
-        detail = N_("the body is not valid JSON: {error}").format(error=exc)
-        raise Problem(MALFORMED_JSON, detail) from None
-    try:
-        sorted_body = orjson.dumps(body, option=_SORT_KEYS)
-    except orjson.JSONEncodeError:
-        if exchange is not None:
-            exchange.raw = data
-        raise Problem(
-            MALFORMED_JSON,
-            N_("the body nests arrays and objects deeper than {depth} levels").format(
-                depth=MAX_DEPTH
-            ),
-        ) from None
-    # Duplicate keys: orjson keeps the last value silently. Every key/value pair of the text has
-    # one colon that is not inside a string, and strings keep their colons when re-serialised, so
-    # the text has more colons than its re-serialisation exactly when some pair was dropped, i.e.
-    # a key repeated -- counting the colons a string spells as an escape (``repeats.py``).
+        raise
+    # Duplicate keys: the text has more colons than its re-serialisation (``repeats_a_key``).
     if exchange is None:
         colons = sorted_body.count(b":")
     else:
@@ -126,11 +105,7 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
             colons = rest.count(b":")
         else:
             colons = sorted_body.count(b":")
-    text_colons = data.count(b":")
-    # (A backslash first: one memchr, where the escape's search is a far slower pass.)
-    if b"\\" in data and _ESCAPED_COLON in data:
-        text_colons += escaped_colons(data)
-    if text_colons == colons:
+    if not repeats_a_key(data, colons):
         return body
     # A key repeated: the exact (slower) check names it. Only the raw bytes are recorded (there is
     # no canonical form to speak of), and the parse is let go first, so that the two parsers'
@@ -141,8 +116,7 @@ def parse(data: bytes, exchange: Exchange | None) -> Any:
     del body, sorted_body
     if not has_app_context():  # the pre-dispatch only declines: Flask's own parse names the key
         raise Problem(MALFORMED_JSON, N_("the body repeats a key in one object"))
-    refuse_repeated_key(data)
-    raise Problem(MALFORMED_JSON, "the body repeats a key in one object")  # pragma: no cover
+    refuse_repeated(data)
 
 
 def _refuse_short_body(received: int, declared: str) -> None:
@@ -169,26 +143,6 @@ def _refuse_streamed_excess(environ: dict[str, Any]) -> None:
     stream = environ.get("wsgi.input")
     if stream is not None and stream.read(1):
         raise RequestEntityTooLarge()
-
-
-def load(schema: Schema, body: Any) -> Any:
-    """Validate ``body`` with a marshmallow schema: the loaded data, or a 422 naming each field.
-
-    ``guard`` first refuses lists far over their length limit (and floods of unknown fields)
-    without looking at their items: marshmallow would build an object and an error for each.
-    ``explain`` then has long lists explained by their refused items only, and stops at
-    ``MAX_EXPLAINED_ERRORS``; the schema sees the whole body only when neither applies.
-    """
-    refused = guard(schema, body)
-    if refused is not None:
-        raise validation_problem(refused)
-    bounded = explain(schema, body)
-    if bounded is not None:
-        raise validation_problem(bounded.messages, truncated=bounded.truncated)
-    try:
-        return schema.load(body)
-    except ValidationError as error:
-        raise validation_problem(error.messages) from None
 
 
 def json_response(payload: object, status: int = 200) -> Response:
