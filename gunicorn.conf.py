@@ -116,6 +116,10 @@ limit_request_field_size = _int("LIMIT_REQUEST_FIELD_SIZE", 8190)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "").strip() or None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "").strip().lower() or "info"
+# Every log line through a bounded buffer and a writer thread, cleaned (service/server/errorlog.py).
+logger_class = "service.server.errorlog.ServerLogger"
+# No SCRIPT_NAME or PATH_INFO from request headers, even from a trusted peer: dropped (header_map).
+forwarder_headers = ""
 proc_name = "quart-bezique"
 # No control socket: it would be written under $HOME, which may be read-only in a container.
 control_socket_disable = not _flag("GUNICORN_CONTROL_SOCKET", False)
