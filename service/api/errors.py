@@ -18,6 +18,7 @@ from service.api.contract.problems import (
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
     UNSUPPORTED_MEDIA_TYPE,
+    Detail,
     Problem,
 )
 from service.api.contract.reading import too_large
@@ -28,21 +29,21 @@ log = logging.getLogger("service.api")
 
 def _http_problem(error: HTTPException, config: Config) -> Problem:
     status = error.code or 500
+    # The request's path and method are quoted as data (``Detail``): clipped, never translated.
     if status == 404:
         suggestion = _known_spelling(request.path, current_app.url_map.iter_rules())
         path = _clip(request.path)
         if suggestion:
             detail = N_("no resource at {path}; did you mean {suggestion}?")
-            return Problem(NOT_FOUND, detail.format(path=path, suggestion=suggestion))
-        return Problem(NOT_FOUND, N_("no resource at {path}").format(path=path))
+            return Problem(NOT_FOUND, Detail(detail, {"path": path, "suggestion": suggestion}))
+        return Problem(NOT_FOUND, Detail(N_("no resource at {path}"), {"path": path}))
     if isinstance(error, MethodNotAllowed):
-        allowed = sorted(set(error.valid_methods or ()))
+        allowed = ", ".join(sorted(set(error.valid_methods or ())))
+        data = {"method": _clip(request.method), "path": _clip(request.path), "allowed": allowed}
         return Problem(
             METHOD_NOT_ALLOWED,
-            N_("{method} is not allowed on {path}; allowed: {allowed}").format(
-                method=request.method, path=request.path, allowed=", ".join(allowed)
-            ),
-            headers={"Allow": ", ".join(allowed)},
+            Detail(N_("{method} is not allowed on {path}; allowed: {allowed}"), data),
+            headers={"Allow": allowed},
         )
     if status == 413:
         return too_large(config.max_body_bytes)  # the command line's too (reading.py)

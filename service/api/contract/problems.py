@@ -12,7 +12,7 @@ client cannot reach; each is listed in ``PROBLEM_TYPES`` and documented in ``ope
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
 
@@ -194,33 +194,54 @@ PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """A detail as its template (an ``N_()`` msgid) and the values that fill it, so that another
+    language fills the template's translation instead of parsing the English text back.
+
+    ``data``: values shown as they are, never parsed nor translated: anything taken from the
+    request (a path, a method, a header's value, a key the client wrote), clipped to
+    ``MAX_REPORTED_TEXT`` characters, and numbers. ``messages``: values that are messages of their
+    own (the core's, marshmallow's), each translated in turn."""
+
+    template: str
+    data: Mapping[str, object] = field(default_factory=dict)
+    messages: Mapping[str, str] = field(default_factory=dict)
+
+    def shown(self) -> dict[str, str]:
+        """``data`` as the detail shows it (clipped)."""
+        return {name: _clip(str(value)) for name, value in self.data.items()}
+
+    def text(self) -> str:
+        """The English detail."""
+        return self.template.format(**self.shown(), **self.messages)
+
+
 class Problem(Exception):
     """Raise anywhere in a request to answer with a problem document (see ``render``)."""
 
     def __init__(
         self,
         kind: ProblemType,
-        detail: str,
+        detail: str | Detail,
         *,
         status: int | None = None,
         title: str | None = None,
         code: str | None = None,
         errors: Sequence[Mapping[str, str]] | None = None,
         headers: Mapping[str, str] | None = None,
-        parts: tuple[str, Mapping[str, str]] | None = None,
     ) -> None:
-        """``parts``: the template ``detail`` was formatted from and its values, for a detail
-        whose values are themselves messages that a pattern could not tell apart (a pointer, which
-        may hold anything, before an error message): translated part by part."""
-        super().__init__(detail)
+        """``detail``: English text the service wrote (translated as a whole by the catalog's
+        patterns), or a ``Detail`` when it quotes the request (translated as its template)."""
+        self.parts = detail if isinstance(detail, Detail) else None
+        self.detail = detail.text() if isinstance(detail, Detail) else detail
+        super().__init__(self.detail)
         self.kind = kind
-        self.detail = detail
         self.status = status if status is not None else kind.status
         self.title = title if title is not None else kind.title
         self.code = code if code is not None else kind.code
         self.errors = list(errors) if errors is not None else None
         self.headers = dict(headers) if headers is not None else {}
-        self.parts = parts
 
     def document(self, language: str = ENGLISH) -> dict[str, Any]:
         """The problem document, in ``language``: ``title``, ``detail`` and each error's
@@ -242,7 +263,10 @@ class Problem(Exception):
         translate = translator(language)
         message = translate.message
         parts = self.parts
-        detail = message(self.detail) if parts is None else translate.template(*parts)
+        if parts is None:
+            detail = message(self.detail)
+        else:
+            detail = translate.fill(parts.template, parts.shown(), parts.messages)
         doc: dict[str, Any] = {
             "type": self.kind.uri,
             "title": message(self.title),
@@ -326,11 +350,12 @@ def validation_problem(
     errors.sort(key=lambda e: e["pointer"])
     count = len(errors)
     first = errors[0] if errors else {"pointer": "", "message": N_("invalid request")}
-    values = {
-        "where": first["pointer"] or N_("the body"),
-        "message": first["message"],
-        "count": str(count - 1),
-    }
+    data: dict[str, object] = {"count": count - 1}
+    messages = {"message": first["message"]}
+    if first["pointer"]:
+        data["where"] = first["pointer"]  # the client's own keys: shown as they are
+    else:
+        messages["where"] = N_("the body")
     if truncated:
         template = N_(
             "{where}: {message} (and {count} more listed; validation stopped there, "
@@ -340,9 +365,7 @@ def validation_problem(
         template = N_("{where}: {message} (and {count} more)")
     else:
         template = N_("{where}: {message}")
-    return Problem(
-        VALIDATION_ERROR, template.format(**values), errors=errors, parts=(template, values)
-    )
+    return Problem(VALIDATION_ERROR, Detail(template, data, messages), errors=errors)
 
 
 def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Problem:

@@ -1,25 +1,12 @@
 """English messages to their translation, by the catalog's templates.
 
-Messages reach a problem document as finished English text: made by the core (which knows nothing
-of languages), by marshmallow, or by this package's own modules. Each msgid of the catalog is a
-template with ``{named}`` placeholders; compiled once to a regular expression, it recognises the
-messages made from it and captures their values, which fill the translation's placeholders. A
-value whose placeholder is named in ``NESTED`` is itself a message (a card's refusal reason inside
-"not a card: {reason}") and is translated in turn; the others (numbers, pointers, the client's own
-spellings) are kept as they are. ``LISTS`` name the placeholders holding several such messages
-joined by a separator, which the catalog translates too.
-
-Templates that begin with literal text are tried first, longest beginning first, then those that
-begin with a placeholder (which could swallow any message), most literal text first: so
-"invalid card {value}: {reason}" is tried before "{alike}: write {reason}", and "no resource at
-{path}; did you mean {suggestion}?" before "no resource at {path}". A match counts only if each of
-its ``NESTED`` values is a message the catalog translates, else the next template is tried. A
-message no template matches (one clipped at 300 characters, or one nobody translated) stays
-English: a partly translated answer would mix two languages in one sentence.
-
-The catalog is the ``.po`` file itself, read once per process, at start-up (the prepared 401
-and 503 are translated then), by ``po.read``: no compiled file to keep in step with it, and no
-Babel at run time (it writes the catalogs, ``make catalogs``).
+The core and marshmallow hand over finished English text, which knows nothing of languages: each
+msgid is compiled to an expression that recognises the messages made from it and captures their
+values; a value named in ``NESTED`` (or ``LISTS``) is a message of its own, translated in turn.
+Text taken from the request (a path, a header) is never parsed so: a detail quoting it is a
+``problems.Detail``, its template filled with the values as they are (``Translator.fill``). A
+message no template matches within ``MAX_DEPTH`` levels and ``MAX_ATTEMPTS`` expressions stays
+English, as does a partly translatable one. The ``.po`` is read once per process (``po``).
 """
 
 from __future__ import annotations
@@ -75,6 +62,27 @@ the pattern, the fewer messages a template beginning with a placeholder can mist
 "{code} or {russian} for the {rank} of hearts" cannot take a whole sentence for its ``code``."""
 CACHED: Final = 4096
 """Translated messages remembered: a refusal repeated by a busy client is matched once."""
+MAX_DEPTH: Final = 8
+"""Messages nested in one another that one translation follows (the card look-alikes, the
+deepest the service writes, nest four levels)."""
+MAX_ATTEMPTS: Final = 256
+"""Template expressions tried on one message and the messages nested in it, all told."""
+MAX_TEXT: Final = 1024
+"""Longest text matched against the templates (the reported messages are clipped far shorter)."""
+
+
+class _OverBudget(Exception):
+    """A message nests deeper, or costs more attempts, than one translation may follow."""
+
+
+class _Work:
+    """What is left of one message's budget, and the nested values it has already translated."""
+
+    __slots__ = ("done", "left")
+
+    def __init__(self) -> None:
+        self.left = MAX_ATTEMPTS
+        self.done: dict[str, str | None] = {}
 
 
 class _Template:
@@ -112,7 +120,11 @@ def _compile(msgid: str) -> re.Pattern[str]:
 
 
 def _precedence(msgid: str) -> tuple[int, int]:
-    """Sort key: a longer literal beginning first, then more literal text (see the docstring)."""
+    """Sort key: templates that begin with literal text first, longest beginning first, then
+    those that begin with a placeholder (which could swallow any message), most literal text
+    first; so "invalid card {value}: {reason}" is tried before "{alike}: write {readings}". A match
+    counts only if each of its ``NESTED`` values is a message the catalog translates, else the
+    next template is tried."""
     parsed = list(string.Formatter().parse(msgid))
     return -len(parsed[0][0]), -sum(len(literal) for literal, *_ in parsed)
 
@@ -158,13 +170,17 @@ class Translator:
         self.translated = lru_cache(maxsize=CACHED)(self._translated)
         """The translation of one message, or None when no entry of the catalog makes it."""
         self._entries = dict(entries)
+        self.attempts = 0
+        """Template expressions tried so far, by every message (read by tests and the cost
+        script: the work a message costs is the difference)."""
 
-    def template(self, msgid: str, values: Mapping[str, str]) -> str:
-        """``msgid`` translated and filled with ``values`` (each translated as ``NESTED`` says);
-        English when the catalog does not translate it."""
+    def fill(self, msgid: str, data: Mapping[str, str], messages: Mapping[str, str]) -> str:
+        """``msgid``'s translation filled with ``data`` as it is (values taken from the request:
+        never parsed nor translated) and ``messages`` each translated in turn; English when the
+        catalog does not translate ``msgid``."""
         target = self._entries.get(msgid, msgid)
         return target.format(
-            **{name: self._value(name, value, strict=False) for name, value in values.items()}
+            **data, **{name: self.message(text) for name, text in messages.items()}
         )
 
     def message(self, text: str) -> str:
@@ -173,18 +189,32 @@ class Translator:
         return text if found is None else found
 
     def _translated(self, text: str) -> str | None:
+        try:
+            return self._match(text, 0, _Work())
+        except _OverBudget:
+            return None
+
+    def _match(self, text: str, depth: int, work: _Work) -> str | None:
         exact = self._exact.get(text)
         if exact is not None:
             return exact
+        if len(text) > MAX_TEXT:
+            return None
+        if depth >= MAX_DEPTH:
+            raise _OverBudget
         for template in self._templates:
             if not text.startswith(template.prefix):
                 continue
+            if work.left <= 0:
+                raise _OverBudget
+            work.left -= 1
+            self.attempts += 1
             match = template.pattern.fullmatch(text)
             if match is None:
                 continue
             values = {}
             for name, value in match.groupdict().items():
-                found = self._value(name, value, strict=True)
+                found = self._value(name, value, depth + 1, work)
                 if found is None:
                     break
                 values[name] = found
@@ -192,20 +222,25 @@ class Translator:
                 return template.translation.format(**values)
         return None
 
-    def _value(self, name: str, value: str, *, strict: bool) -> str | None:
-        """A captured value as the translation shows it; None (when ``strict``) if it is a
-        message the catalog cannot translate."""
+    def _value(self, name: str, value: str, depth: int, work: _Work) -> str | None:
+        """A captured value as the translation shows it; None if it is a message (or a list of
+        messages) the catalog cannot translate."""
         separator = LISTS.get(name)
         if separator is not None:
-            items = [self._nested(item, strict) for item in _split(value, separator)]
-            if None in items:
-                return None
-            return self._exact.get(separator, separator).join(items)  # type: ignore[arg-type]
-        return self._nested(value, strict) if name in NESTED else value
+            items = []
+            for item in _split(value, separator):
+                found = self._nested(item, depth, work)
+                if found is None:
+                    return None
+                items.append(found)
+            return self._exact.get(separator, separator).join(items)
+        return self._nested(value, depth, work) if name in NESTED else value
 
-    def _nested(self, value: str, strict: bool) -> str | None:
-        found = self.translated(value)
-        return value if found is None and not strict else found
+    def _nested(self, value: str, depth: int, work: _Work) -> str | None:
+        if value in work.done:
+            return work.done[value]
+        found = work.done[value] = self._match(value, depth, work)
+        return found
 
 
 def entries(language: str) -> dict[str, str]:
