@@ -5,7 +5,7 @@ the environment configures, as the JWKS to publish)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from service.integrity import ManifestError, current_manifest, installed_root, tree_manifest
 from service.receipts import (
@@ -19,7 +19,8 @@ from service.receipts import (
 from . import human
 from .problems import CliError, ExitCode
 from .records import parse_record
-from .verdicts import Outcome
+from .safe import shown
+from .verdicts import Outcome, contract
 
 
 def _digests(result: Verification) -> dict[str, Any]:
@@ -54,15 +55,21 @@ def verify(
         )
     except JwksError as error:
         raise CliError.input("INVALID_JWKS", str(error)) from None
+    problem = _request_problem(stored.request)
+    ok = result.ok and problem is None
+    reason = REQUEST_REFUSED if result.ok and problem is not None else result.reason.value
     claims = None if result.claims is None else result.claims.as_dict()
     payload = {
-        "ok": result.ok,
-        "reason": result.reason.value,
+        "ok": ok,
+        "reason": reason,
         "kid": result.kid,
         "claims": claims,
         **_digests(result),
     }
-    verdict = "VALID receipt" if result.ok else f"INVALID receipt: {result.reason.value}"
+    verdict = "VALID receipt" if ok else f"INVALID receipt: {reason}"
+    if problem is not None:
+        payload["request_problem"] = problem
+        verdict += f"\n  the service refuses these request bytes: {shown(problem['detail'])}"
     rows: list[tuple[object, ...]] = [
         (name, value) for name, value in sorted((claims or {}).items()) if "sha256" not in name
     ]
@@ -74,9 +81,27 @@ def verify(
     text = "\n".join(
         [verdict, human.table(("claim", "value"), [*rows, *checks])]
         if claims is not None
-        else [verdict, f"  kid {result.kid or '-'}"]
+        else [verdict, f"  kid {shown(result.kid or '-')}"]
     )
-    return Outcome(payload, text, ExitCode.OK if result.ok else ExitCode.REFUSED)
+    return Outcome(payload, text, ExitCode.OK if ok else ExitCode.REFUSED)
+
+
+REQUEST_REFUSED: Final = "REQUEST_REFUSED"
+"""``verify``'s own reason: the receipt is genuine, but the record's request is bytes the service
+refuses (a key repeated in one object, ...), so the record cannot show what was judged: two
+readers of such bytes may see two different requests."""
+
+
+def _request_problem(request: Any) -> dict[str, Any] | None:
+    """The service's problem document for request bytes it would refuse to read, else None (a
+    request stored as JSON was read strictly with the record itself)."""
+    if not isinstance(request, bytes):
+        return None
+    try:
+        contract().read_json(request)
+    except CliError as error:
+        return error.document
+    return None
 
 
 def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:

@@ -1,6 +1,8 @@
 """Human-readable verdicts: small aligned tables, cards with their suit symbols (K♠ 10♥).
 
-Only presentation: every number shown comes from the same core result the JSON carries.
+Only presentation: every number shown comes from the same core result the JSON carries. Every
+string from the input (player ids, the core's messages quoting them) is shown escaped
+(``safe.py``), so no control character of it reaches the terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from service.game.odds import Odds
 from service.game.scoring import HandScore
 from service.game.settlement import Settlement
 from service.game.showdown import Showdown
+
+from .safe import shown
 
 
 def card(c: Card) -> str:
@@ -36,8 +40,9 @@ def _is_number(text: str) -> bool:
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[object]], indent: str = "  ") -> str:
-    """Columns padded to their widest cell; numbers right-aligned."""
-    body = [[str(cell) for cell in row] for row in rows]
+    """Columns padded to their widest cell; numbers right-aligned; every cell escaped."""
+    header = [shown(cell) for cell in header]
+    body = [[shown(str(cell)) for cell in row] for row in rows]
     numeric = [bool(body) and all(_is_number(r[i]) for r in body) for i in range(len(header))]
     widths = [max(len(r[i]) for r in [list(header), *body]) for i in range(len(header))]
 
@@ -69,10 +74,10 @@ def showdown(result: Showdown, players: Sequence[str], ruleset: str) -> str:
     if result.winner is None:
         verdict = f"tie at {result.hands[0].score}"
     else:
-        verdict = f"{players[result.winner]} wins"
+        verdict = f"{shown(players[result.winner])} wins"
     parts = [f"showdown  {trump(result.trump)}  {verdict}  ({ruleset})"]
     for player, hand in zip(players, result.hands, strict=True):
-        parts.append(f"{player}: {cards(hand.cards)}  score {hand.score}\n{breakdown(hand)}")
+        parts.append(f"{shown(player)}: {cards(hand.cards)}  score {hand.score}\n{breakdown(hand)}")
     return "\n".join(parts)
 
 
@@ -82,12 +87,12 @@ def betting(result: BettingResult, ruleset: str) -> str:
         verdict = "VALID"
     else:
         error = result.error
-        verdict = f"INVALID at action {error.index}: {error.code.value} ({error.message})"
+        verdict = f"INVALID at action {error.index}: {error.code.value} ({shown(error.message)})"
     rows = [(p.player, p.contributed, "folded" if p.folded else "") for p in state.players]
     lines = [
         f"betting {verdict}  ({ruleset})",
         f"  phase {state.phase.value}  pot {state.pot}"
-        + ("" if state.to_act is None else f"  to act: {state.to_act}"),
+        + ("" if state.to_act is None else f"  to act: {shown(state.to_act)}"),
         table(("player", "contributed", ""), rows),
     ]
     return "\n".join(lines)
@@ -96,7 +101,7 @@ def betting(result: BettingResult, ruleset: str) -> str:
 def settlement(result: Settlement, ruleset: str) -> str:
     rows = [(p.player, p.payout, p.net) for p in result.players]
     lines = [
-        f"settled  pot {result.pot}  winners {', '.join(result.winners)}  ({ruleset})",
+        f"settled  pot {result.pot}  winners {shown(', '.join(result.winners))}  ({ruleset})",
         table(("player", "payout", "net"), rows),
     ]
     pair = result.betting.state.showdown

@@ -3,8 +3,9 @@
 Exit codes (``ExitCode``): 0 a verdict (valid sequence, receipt verified, digest as expected);
 1 a verdict of "invalid" (illegal betting sequence, receipt refused, digest differs); 2 no
 verdict (bad usage, unreadable input, or input the rules refuse -- the API's 4xx -- with the
-API's error code). ``--json`` prints the HTTP API's answer (or problem document) on stdout;
-otherwise a short table, and errors on stderr.
+API's error code). Input is judged by the API's own contract (``contract.py``). ``--json`` prints
+the HTTP API's answer (or problem document) on stdout; otherwise a short table, and errors on
+stderr, with every control character of the input shown escaped (``safe.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from service.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED
 
 from . import checks, verdicts
 from .problems import CliError, ExitCode
+from .safe import shown_lines
 from .verdicts import Outcome
 
 PROG: Final = "quart-bezique"
@@ -43,10 +45,14 @@ def _read(path: str) -> bytes:
 
 
 def _json_file(path: str) -> Any:
-    try:
-        return orjson.loads(_read(path))
-    except orjson.JSONDecodeError as error:
-        raise CliError.malformed_json(f"{path}: not valid JSON ({error})") from None
+    """A JSON file that is not a request body (a record, a JWKS), read as strictly as the service
+    reads a body: a key repeated in one object is refused, never resolved."""
+    return verdicts.contract().read_json(_read(path), path)
+
+
+def _body_file(path: str) -> Any:
+    """A request body, read as the service reads it (its size limit too)."""
+    return verdicts.read_body(_read(path), path)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -118,9 +124,9 @@ def _run(args: argparse.Namespace) -> Outcome | bytes:
                 _cards([args.first]), _cards([args.second]), args.trump, tuple(args.players)
             )
         case "validate":
-            return verdicts.validate(_json_file(args.round))
+            return verdicts.validate(_body_file(args.round))
         case "settle":
-            return verdicts.settle(_json_file(args.round))
+            return verdicts.settle(_body_file(args.round))
         case "odds":
             return verdicts.odds(
                 _cards(args.cards),
@@ -164,10 +170,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             _write(orjson.dumps(error.document) + b"\n")
         else:
-            print(f"{PROG}: {error.human()}", file=sys.stderr)
+            print(f"{PROG}: {error.human()}", file=sys.stderr)  # escaped (safe.py)
         return ExitCode.INPUT_ERROR
     if isinstance(outcome, bytes):  # the manifest: exactly the digested bytes, no newline
         _write(outcome)
         return ExitCode.OK
-    _write(orjson.dumps(outcome.payload) + b"\n" if args.json else (outcome.text + "\n").encode())
+    if args.json:  # the API's bytes, as orjson escapes them
+        _write(orjson.dumps(outcome.payload) + b"\n")
+    else:  # every untrusted value was escaped where it was put in; this is the last guard
+        _write((shown_lines(outcome.text) + "\n").encode())
     return outcome.exit

@@ -1,9 +1,10 @@
 """What the command line says when it cannot give a verdict, and the exit code scripts see.
 
-A refusal by the rules is the API's own 422 problem document (same type, title, code and
-pointer into the equivalent request body); an input the command line itself cannot read gets a
-problem document of the same shape with a code of its own (``INPUT_ERROR``, ``INVALID_JWKS``,
-``INVALID_RECORD``, ``MANIFEST_ERROR``, ``CONFIG_ERROR``).
+A body the service refuses gets the service's own problem document (``contract.py``: same
+type, title, code and pointers); an input the command line itself cannot use gets a problem
+document of the same shape with a code of its own (``INPUT_ERROR``, ``INVALID_JWKS``,
+``INVALID_RECORD``, ``MANIFEST_ERROR``, ``CONFIG_ERROR``, ``CONTRACT_UNAVAILABLE``). Printed for
+people, its text is escaped (``safe.py``): a detail may quote the input.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any, Final
 
-from service.game.errors import PathElement, RulesError, json_pointer
+from .safe import shown
 
 PROBLEM_PREFIX: Final = "urn:quart-bezique:problem:"
 
@@ -37,48 +38,6 @@ class CliError(Exception):
         self.code: str = document["code"]
 
     @classmethod
-    def rules(cls, error: RulesError, *prefix: PathElement) -> CliError:
-        """The API's ``rules_problem``: ``prefix`` roots the core's path in the request body
-        the API would have been sent."""
-        where = json_pointer((*prefix, *error.path))
-        return cls(
-            {
-                "type": PROBLEM_PREFIX + "rules-violation",
-                "title": "Refused by the rules",
-                "status": 422,
-                "detail": error.message,
-                "code": error.code,
-                "errors": [{"pointer": where, "message": error.message, "code": error.code}],
-            }
-        )
-
-    @classmethod
-    def validation(cls, where: str, message: str) -> CliError:
-        """The API's schema refusal (``VALIDATION_ERROR``) of one field."""
-        return cls(
-            {
-                "type": PROBLEM_PREFIX + "validation-error",
-                "title": "Invalid request",
-                "status": 422,
-                "detail": f"{where or 'the body'}: {message}",
-                "code": "VALIDATION_ERROR",
-                "errors": [{"pointer": where, "message": message}],
-            }
-        )
-
-    @classmethod
-    def malformed_json(cls, detail: str) -> CliError:
-        return cls(
-            {
-                "type": PROBLEM_PREFIX + "malformed-json",
-                "title": "Malformed JSON",
-                "status": 400,
-                "detail": detail,
-                "code": "MALFORMED_JSON",
-            }
-        )
-
-    @classmethod
     def input(cls, code: str, detail: str) -> CliError:
         """A command-line input that is not a request body (a file, a JWKS, a record)."""
         slug = code.lower().replace("_", "-")
@@ -97,4 +56,4 @@ class CliError(Exception):
         errors = self.document.get("errors") or []
         where = errors[0]["pointer"] if errors else ""
         at = f" (at {where})" if where and where not in detail else ""
-        return f"error {self.code}: {detail}{at}"
+        return shown(f"error {self.code}: {detail}{at}")

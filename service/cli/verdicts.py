@@ -1,17 +1,18 @@
-"""The adjudicating commands: the library API called as the HTTP API calls it, each verdict
-rendered both ways (the API's JSON answer, and a table for people).
+"""The adjudicating commands: each builds the request body the HTTP API would be sent, judges it
+as that endpoint does (its schema with the service's default limits, then the core), and renders
+the verdict both ways (the API's JSON answer, and a table for people).
 
-The JSON is the HTTP answer's: the same ``service.api.contract.render`` functions (they import
-no Flask)
-plus ``ruleset``, serialised by orjson as the API does, so ``--json`` prints the very bytes the
-service answers (and whose SHA-256 a receipt records).
+The JSON is the HTTP answer's: the same ``service.api.contract.render`` functions plus
+``ruleset``, serialised by orjson as the API does, so ``--json`` prints the very bytes the
+service answers (and whose SHA-256 a receipt records). A refusal is the API's problem document.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from types import ModuleType
+from typing import Any
 
 from service import compare_hands, hand_odds, score_hand, settle_round, validate_betting
 from service.api.contract import render
@@ -32,29 +33,54 @@ class Outcome:
     exit: ExitCode = ExitCode.OK
 
 
-VALIDATE_FIELDS: Final = frozenset(
-    {"players", "dealer", "ante", "actions", "minimum_stake", "maximum_stake"}
-)
-SETTLE_FIELDS: Final = VALIDATE_FIELDS | {"hands", "trump"}
-REQUIRED_FIELDS: Final = ("players", "dealer", "ante")
-_SHAPE_ERRORS: Final = (TypeError, KeyError, AttributeError, IndexError, ValueError)
+def contract() -> ModuleType:
+    """``service.cli.contract``, imported on first use: it needs the service's schemas."""
+    try:
+        from . import contract as module
+    except ImportError as error:  # a core-only install: no marshmallow
+        raise CliError.input(
+            "CONTRACT_UNAVAILABLE",
+            f"judging a request needs the service's contract ({error.name} is not installed): "
+            "pip install 'quart-bezique[server]'",
+        ) from None
+    return module
+
+
+def read_body(data: bytes, where: str) -> Any:
+    """A request body read as the service reads it (``contract.read_body``)."""
+    return contract().read_body(data, where)
 
 
 def _judged(call: Callable[[], Any], anchor: Callable[[RulesError], RulesError]) -> Any:
-    """Run the core; its refusals become the API's problem, anchored as the API anchors them."""
+    """Run the core on an accepted body; its refusals are the API's 422, anchored as the API's
+    view anchors them."""
     try:
         return call()
     except RulesError as error:
-        raise CliError.rules(anchor(error)) from None
-    except _SHAPE_ERRORS as error:  # a shape the API's schema would have refused first
-        raise CliError.validation("", f"not a request the rules can judge ({error})") from None
+        raise contract().rules_refusal(anchor(error)) from None
+
+
+def _as_sent(error: RulesError) -> RulesError:
+    """The core roots its paths in the very body (betting, settlement, odds)."""
+    return error
+
+
+def _accepted(schema: Callable[[Any], type[Any]], body: Any) -> Any:
+    rules = contract()
+    return rules.accepted(schema(rules.SCHEMAS), body)
 
 
 def score(cards: Sequence[str], trump: str | None) -> Outcome:
+    """``POST /v1/hands/score``."""
+    body: dict[str, Any] = {"cards": list(cards)}
+    if trump is not None:
+        body["trump"] = trump
+    b = _accepted(lambda s: s.hand, body)
+
     def anchor(error: RulesError) -> RulesError:
         return error.at("trump" if isinstance(error, TrumpError) else "cards")
 
-    hand = _judged(lambda: score_hand(cards, trump), anchor)
+    hand = _judged(lambda: score_hand(b["cards"], b.get("trump")), anchor)
     payload = render.scored_hand(hand)
     payload["ruleset"] = RULESET
     return Outcome(payload, human.scored(hand, RULESET))
@@ -63,42 +89,37 @@ def score(cards: Sequence[str], trump: str | None) -> Outcome:
 def compare(
     first: Sequence[str], second: Sequence[str], trump: str | None, players: Sequence[str]
 ) -> Outcome:
+    """``POST /v1/showdown``."""
+    body: dict[str, Any] = {
+        "hands": [
+            {"player": player, "cards": list(cards)}
+            for player, cards in zip(players, (first, second), strict=True)
+        ]
+    }
+    if trump is not None:
+        body["trump"] = trump
+    b = _accepted(lambda s: s.showdown, body)
+    one, two = b["hands"]
+
     def anchor(error: RulesError) -> RulesError:
-        """As the API's showdown view: a hand's index then a card's; a trump is ``/trump``."""
+        """As the API's showdown view: a hand's index then a card's."""
         path: tuple[PathElement, ...] = error.path
-        if isinstance(error, TrumpError):
-            error.path = ("trump",)
-        elif path and isinstance(path[0], int):
+        if path and isinstance(path[0], int):
             error.path = ("hands", path[0], "cards", *path[1:])
         else:
             error.path = ("hands", *path)
         return error
 
-    result = _judged(lambda: compare_hands(first, second, trump), anchor)
-    payload = render.showdown(result, players)
+    result = _judged(lambda: compare_hands(one["cards"], two["cards"], b.get("trump")), anchor)
+    names = (one["player"], two["player"])
+    payload = render.showdown(result, names)
     payload["ruleset"] = RULESET
-    return Outcome(payload, human.showdown(result, players, RULESET))
-
-
-def _check_fields(body: Any, allowed: frozenset[str]) -> Mapping[str, Any]:
-    if not isinstance(body, dict):
-        raise CliError.validation("", "the request must be a JSON object")
-    for name in sorted(body):
-        if name not in allowed:
-            raise CliError.validation(f"/{name}", "Unknown field.")
-    for name in REQUIRED_FIELDS:
-        if name not in body:
-            raise CliError.validation(f"/{name}", "Missing data for required field.")
-    return body
-
-
-def _rooted(error: RulesError) -> RulesError:
-    return error
+    return Outcome(payload, human.showdown(result, names, RULESET))
 
 
 def validate(body: Any) -> Outcome:
     """``POST /v1/betting/validate``: an illegal sequence is a verdict, exit 1."""
-    b = _check_fields(body, VALIDATE_FIELDS)
+    b = _accepted(lambda s: s.betting, body)
     result = _judged(
         lambda: validate_betting(
             b["players"],
@@ -107,8 +128,9 @@ def validate(body: Any) -> Outcome:
             b.get("actions", ()),
             b.get("minimum_stake"),
             b.get("maximum_stake"),
+            trace=b.get("trace") is True,
         ),
-        _rooted,
+        _as_sent,
     )
     payload = render.betting(result)
     payload["ruleset"] = RULESET
@@ -119,7 +141,7 @@ def validate(body: Any) -> Outcome:
 def settle(body: Any) -> Outcome:
     """``POST /v1/rounds/settle``: a round that cannot be settled is refused (exit 2), as the
     API refuses it with 422."""
-    b = _check_fields(body, SETTLE_FIELDS)
+    b = _accepted(lambda s: s.settle, body)
     result = _judged(
         lambda: settle_round(
             b["players"],
@@ -131,7 +153,7 @@ def settle(body: Any) -> Outcome:
             minimum_stake=b.get("minimum_stake"),
             maximum_stake=b.get("maximum_stake"),
         ),
-        _rooted,
+        _as_sent,
     )
     payload = render.settlement(result)
     payload["ruleset"] = RULESET
@@ -147,7 +169,20 @@ def odds(
     seed: int,
 ) -> Outcome:
     """``POST /v1/hands/odds``."""
+    body: dict[str, Any] = {
+        "cards": list(cards),
+        "seen": list(seen),
+        "opponents": opponents,
+        "samples": samples,
+        "seed": seed,
+    }
+    if trump is not None:
+        body["trump"] = trump
+    b = contract().loaded(contract().SCHEMAS.odds, body)  # the odds view always loads
     result = _judged(
-        lambda: hand_odds(cards, trump, seen, opponents, samples=samples, seed=seed), _rooted
+        lambda: hand_odds(
+            b["cards"], b["trump"], b["seen"], b["opponents"], samples=b["samples"], seed=b["seed"]
+        ),
+        _as_sent,
     )
     return Outcome(render.odds(result), human.odds(result, RULESET))
