@@ -19,7 +19,7 @@ import json
 import re
 from typing import Any, Final
 
-from service.api.contract.problems import MALFORMED_JSON, Problem
+from service.api.contract.problems import MALFORMED_JSON, Detail, Problem
 
 _RUN: Final = re.compile(rb"\\+u003[aA]")
 """A run of backslashes, then ``u003a`` (either case): an escaped colon when the run is odd (an
@@ -46,10 +46,8 @@ def refuse_repeated_key(data: bytes) -> None:
         for key, _ in items:
             if key in seen:
                 shown = key if len(key) <= _SHOWN else key[: _SHOWN - 1] + "…"
-                raise Problem(
-                    MALFORMED_JSON,
-                    f"the body repeats the key {json.dumps(shown)} in one object",
-                )
+                template = "the body repeats the key {key} in one object"  # i18n/foreign.py
+                raise Problem(MALFORMED_JSON, Detail(template, {"key": json.dumps(shown)}))
             seen.add(key)
 
     try:

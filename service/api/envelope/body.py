@@ -19,6 +19,7 @@ from service.api.contract.problems import (
     MALFORMED_JSON,
     REQUEST_TIMEOUT,
     UNSUPPORTED_MEDIA_TYPE,
+    Detail,
     Problem,
 )
 from service.api.contract.reading import MAX_DEPTH as MAX_DEPTH
@@ -48,7 +49,7 @@ def read_json() -> Any:
             detail = N_("the body must be sent as {expected}; no Content-Type header was sent")
         raise Problem(
             UNSUPPORTED_MEDIA_TYPE,
-            detail.format(expected=JSON_MEDIA_TYPE, media=media),
+            Detail(detail, {"expected": JSON_MEDIA_TYPE, "media": media}),  # the header: data
             headers={"Accept-Post": JSON_MEDIA_TYPE},
         )
     exchange = current()
