@@ -4,6 +4,7 @@ the same verdict. Lines are captured through the app's ``audit_sink``."""
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -366,3 +367,58 @@ def test_default_sink_writes_one_line_per_request_to_stdout(
     out = capfd.readouterr().out.splitlines()
     records = [orjson.loads(line) for line in out if line.startswith("{")]
     assert [r["endpoint"] for r in records] == ["/healthz"] * 3
+
+
+# --- one line whatever the text: C0/C1 controls, DEL and U+2028/U+2029 are escaped -------------
+
+LINE_BREAKERS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+"""Every character ``str.splitlines`` cuts at."""
+CONTROLS = "".join(map(chr, [*range(0x20), *range(0x7F, 0xA0)])) + "\u2028\u2029"
+TEXT = st.text(st.characters(codec="utf-8") | st.sampled_from(CONTROLS), max_size=30)
+"""Any text (surrogates aside, which JSON cannot carry as UTF-8), controls made frequent."""
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(fields=st.dictionaries(TEXT, VALUES, max_size=6))
+def test_any_text_in_any_field_stays_one_line_and_reads_back(fields: dict[str, Any]) -> None:
+    data = audit.line(fields)
+    text = data.decode()
+    assert text.endswith("\n") and len(text.splitlines()) == 1
+    assert not any(ch in CONTROLS for ch in text[:-1])  # only escapes, no raw control
+    assert json.loads(text) == fields
+
+
+def test_every_control_and_separator_is_escaped_as_json_does() -> None:
+    for ch in CONTROLS:
+        data = audit.line({"player": f"a{ch}b", f"k{ch}": 1})
+        text = data.decode()
+        assert len(text.splitlines()) == 1 and text.isascii(), repr(text)
+        assert json.loads(text) == {"player": f"a{ch}b", f"k{ch}": 1}
+        if ch not in "\b\t\n\f\r":  # the ones JSON has short escapes for
+            assert f"\\u{ord(ch):04x}" in text
+    assert set(LINE_BREAKERS) <= set(CONTROLS)
+
+
+def test_a_printable_ascii_line_is_orjsons_own() -> None:
+    fields = {"path": "/x y~", "verdict": {"code": "NOT_FOUND"}, "n": 1}
+    assert audit.line(fields) == orjson.dumps(fields, option=orjson.OPT_APPEND_NEWLINE)
+    fields = {"player": "ann é"}  # non-ASCII without controls: unchanged too
+    assert audit.line(fields) == orjson.dumps(fields, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def test_a_player_id_or_path_with_c1_controls_stays_one_line(audited: Audited) -> None:
+    player = "b\x85o\u2028b\x9f"
+    body = orjson.dumps({**EXAMPLE_ROUND, "hands": HANDS}).replace(b'"bob"', orjson.dumps(player))
+    response, record = audited.post("/v1/rounds/settle", body)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    assert player in record["verdict"]["payouts"]
+    assert len(audited.lines[-1].decode().splitlines()) == 1
+    response, record = audited.get("/x%C2%85y%E2%80%A8")
+    assert response.status_code == 404 and record["endpoint"] == "unmatched"
+    assert "\x85" in record["path"]
+    assert len(audited.lines[-1].decode().splitlines()) == 1

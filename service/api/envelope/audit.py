@@ -436,21 +436,29 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_LINE_SEPARATORS: Final = ("\u2028".encode(), "\u2029".encode())
-_SEPARATOR_LEAD: Final = b"\xe2\x80"
+_UNSAFE: Final = re.compile(rb"\x7f|\xc2[\x80-\x9f]|\xe2\x80[\xa8\xa9]")
+"""What orjson writes raw and a line splitter may cut at: DEL, the C1 controls (U+0080-U+009F,
+two bytes in UTF-8, U+0085 being NEL) and U+2028/U+2029. In valid UTF-8 these byte sequences
+are always exactly those characters (0xC2 and 0xE2 only ever lead a character)."""
+
+
+def _escape(match: re.Match[bytes]) -> bytes:
+    return b"\\u%04x" % ord(match[0].decode())
 
 
 def line(fields: dict[str, Any]) -> bytes:
-    """One audit line: ``fields`` as compact JSON, newline-terminated. orjson escapes every
-    control character; U+2028 and U+2029, which JSON allows raw but many log tools and
-    JavaScript readers treat as line ends, are escaped here: no client-supplied text can break
-    or forge a line. (They can only occur inside strings, so the escape keeps the JSON valid.)"""
+    """One audit line: ``fields`` as compact JSON, newline-terminated, with no character a
+    Unicode-aware line splitter (``str.splitlines``, log tools, JavaScript) takes for a line end.
+
+    orjson escapes the C0 controls (U+0000-U+001F) but writes DEL, the C1 controls and U+2028/
+    U+2029 raw: those are escaped here as ``\\uXXXX``, for every field and key, so no
+    client-supplied text can break or forge a line. They only occur inside strings (everything
+    else orjson writes is ASCII punctuation, digits and literals), so the JSON stays valid and
+    reads back as sent. A line that is pure ASCII without DEL (nearly all) is returned as is."""
     data = orjson.dumps(fields, option=_LINE)
-    if _SEPARATOR_LEAD in data:
-        data = data.replace(_LINE_SEPARATORS[0], b"\\u2028").replace(
-            _LINE_SEPARATORS[1], b"\\u2029"
-        )
-    return data
+    if data.isascii() and b"\x7f" not in data:
+        return data
+    return _UNSAFE.sub(_escape, data)
 
 
 class _Clock:
