@@ -1,8 +1,8 @@
 """Where a request head ends, and which refusal an overlong one gets.
 
 The worker collects a request head in its poller before any thread sees the connection; it must
-know when the head is complete (then a thread can parse it without ever waiting on the socket)
-and when it can no longer become acceptable (then it is refused without a thread at all).
+know where the head ends (its length is then checked exactly against ``HEAD_MAX_BYTES``, however
+the bytes were segmented) and when it can no longer become acceptable (refused at once).
 """
 
 from __future__ import annotations
@@ -17,12 +17,15 @@ from gunicorn.http.errors import (  # type: ignore[import-untyped]
 HEAD_END = b"\r\n\r\n"
 
 
-def head_complete(head: bytes | bytearray, new_bytes: int) -> bool:
-    """Whether ``head`` holds a whole request head; only the last ``new_bytes`` (and the three
-    before them) are searched, so a head trickled byte by byte costs linear time, not quadratic.
-    A request without fields (``GET / HTTP/1.0`` then an empty line) ends the same way."""
+def head_end(head: bytes | bytearray, new_bytes: int) -> int:
+    """The length of the request head at the start of ``head`` (its empty line included), or -1
+    while it is incomplete. Only the last ``new_bytes`` (and the three before them) are searched,
+    so a head trickled byte by byte costs linear time, not quadratic; the caller calls it each
+    time bytes arrive, so an end before those was found earlier. A request without fields
+    (``GET / HTTP/1.0`` then an empty line) ends the same way."""
     start = max(0, len(head) - new_bytes - len(HEAD_END) + 1)
-    return head.find(HEAD_END, start) >= 0
+    found = head.find(HEAD_END, start)
+    return found + len(HEAD_END) if found >= 0 else -1
 
 
 def line_limit(cfg: Any) -> int:

@@ -1,4 +1,4 @@
-"""The 408 sent, from the poller, to a client whose request head did not arrive in time.
+"""The 408 sent, from the poller, to a client whose request head or body did not arrive in time.
 
 The app never sees such a request, so the problem document is prepared here, as bytes; it is the
 app's own ``REQUEST_TIMEOUT`` problem type (``service/api/contract/problems.py``, which this
@@ -21,13 +21,22 @@ PROBLEM: Final = {
     "code": "REQUEST_TIMEOUT",
 }
 
-_BODY: Final = orjson.dumps(PROBLEM)
-REQUEST_TIMEOUT_ANSWER: Final = (
-    b"HTTP/1.1 408 Request Timeout\r\n"
-    b"Content-Type: application/problem+json\r\n"
-    b"Content-Length: " + str(len(_BODY)).encode() + b"\r\n"
-    b"Cache-Control: no-store\r\n"
-    b"X-Content-Type-Options: nosniff\r\n"
-    b"Connection: close\r\n"
-    b"\r\n" + _BODY
-)
+BODY_DETAIL: Final = "the body did not arrive in time"
+"""The app's own wording for a late body (``service/api/envelope/body.py``)."""
+
+
+def _answer(problem: dict[str, object]) -> bytes:
+    body = orjson.dumps(problem)
+    return (
+        b"HTTP/1.1 408 Request Timeout\r\n"
+        b"Content-Type: application/problem+json\r\n"
+        b"Content-Length: " + str(len(body)).encode() + b"\r\n"
+        b"Cache-Control: no-store\r\n"
+        b"X-Content-Type-Options: nosniff\r\n"
+        b"Connection: close\r\n"
+        b"\r\n" + body
+    )
+
+
+REQUEST_TIMEOUT_ANSWER: Final = _answer(PROBLEM)
+BODY_TIMEOUT_ANSWER: Final = _answer({**PROBLEM, "detail": BODY_DETAIL})

@@ -1,38 +1,30 @@
-"""gunicorn's gthread worker, changed so that only a complete request head gets a thread.
+"""gunicorn's gthread worker, changed so that a thread only ever holds a request that moves.
 
-Stock gthread gives every accepted connection to a thread at once; the thread waits up to 5 s
-for a first byte and then reads the head with blocking reads and no deadline. With 2 threads per
-worker, a handful of idle or slow connections held every thread and ``/healthz`` waited for
-them. Here the worker's poller (one thread, non-blocking sockets) does all the waiting:
+Stock gthread hands a connection to a thread that then waits on the client: for its head, its
+body, and for room to write its answer. With two threads per worker, a few slow or non-reading
+clients held every thread and the probes waited behind them. Here the poller (one thread,
+non-blocking sockets) does all the waiting, and a thread gets a request only when it is whole:
 
-* a connection waits in the poller until its request head (line and fields, up to the empty
-  line) is complete, within ``HEAD_READ_TIMEOUT`` of its acceptance (of its next request's first
-  byte when kept alive); only then is it handed to a thread, whose parser then never waits for
-  the head. Late: 408 and closed (silently if nothing at all came); over ``HEAD_MAX_BYTES`` or
-  gunicorn's request-line limit: refused (431, 414) from the poller;
-* an answer is written with a total ``SEND_TIMEOUT``, and a connection whose previous answers
-  still fill the socket's send buffer waits in the poller (not a thread) for room, at most as
-  long: a client that pipelines requests and never reads them cannot hold a thread;
-* an answer that leaves request body bytes unread says ``Connection: close`` (``settle.py``),
-  and the closing connection lingers in the poller, discarding up to ``CLOSE_DRAIN_BYTES`` for
-  up to ``CLOSE_DRAIN_TIMEOUT`` after the answer, so a client still streaming its oversized body
-  gets to read the 413 instead of a reset. (Stock gthread drains on the poller's thread itself,
-  blocking every other connection meanwhile.)
+* head: collected until complete, within ``HEAD_READ_TIMEOUT`` (408 when late), refused from
+  the poller when over ``HEAD_MAX_BYTES`` (431) or the request-line limit (414);
+* body: parsed framing (gunicorn's parser, on the poller), then collected up to the app's
+  ``MAX_BODY_BYTES`` within ``BODY_READ_TIMEOUT`` (408 when late); ``100 Continue`` is sent only
+  for a request the app does not refuse from its head (``refuses_unread``);
+* answer: written through an ``Outbox`` that never blocks; what the client has no room for is
+  written by the poller within ``SEND_TIMEOUT`` (then closed), static files without a copy;
+* closing: FIN, then the client's unread bytes discarded for a while (``CLOSE_DRAIN_*``).
 
-Request bodies keep their deadline in the app (``service/api/envelope/deadline.py``). The
-thread pool, ``threading.local``, the app's own threads: all as in gthread, which this
-subclasses. It relies on
-gthread's internals (``TConn``, ``enqueue_req``, ``finish_request``, the parser's unreader),
-hence the pin ``gunicorn>=27.0,<28`` in ``pyproject.toml``; ``tests/security`` exercises each
-path against the real server. Plain HTTP/1.1 only: TLS and HTTP/2 are refused at start (TLS ends
-at the ingress).
+Connections beyond capacity (gunicorn's ``worker_connections``, bounded by the descriptor limit)
+are shed oldest-idle-first instead of waiting in the accept queue; out of descriptors, accepting
+backs off. Plain HTTP/1.1 only (TLS ends at the ingress). gthread's internals used here sit
+behind the pin ``gunicorn>=27.0,<28``; ``tests/security`` replays each attack on a real server.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import select
+import resource
 import selectors
 import socket
 import threading
@@ -44,6 +36,8 @@ from functools import partial
 from typing import Any
 
 from gunicorn import http, util  # type: ignore[import-untyped]
+from gunicorn.http.body import ChunkedReader, LengthReader  # type: ignore[import-untyped]
+from gunicorn.http.errors import LimitRequestHeaders  # type: ignore[import-untyped]
 from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
     STOP_KEEPALIVE_LINGER,
     TConn,
@@ -51,21 +45,36 @@ from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
 )
 
 from .drain import draining
-from .head import head_complete, overflow
+from .framing import BROKEN, DONE, ChunkedEnd
+from .head import head_end, overflow
 from .limits import ConnectionLimits
+from .outbox import Outbox
 from .settle import settle_body
-from .timeout_answer import REQUEST_TIMEOUT_ANSWER
+from .timeout_answer import BODY_TIMEOUT_ANSWER, REQUEST_TIMEOUT_ANSWER
 
 TICK_SECONDS = 0.25
 """Longest poller sleep: deadlines are enforced at most this late."""
 RECV_BYTES = 64 * 1024
+FD_RESERVE = 64
+"""Descriptors kept free of connections: logs, the tables, the listener, the app's own files."""
+BACKOFF_FIRST, BACKOFF_MOST = 0.05, 1.0
+"""Seconds accepting pauses when the process is out of descriptors (doubling, up to the most)."""
+CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 HEAD = "head"
-"""Waiting for (the rest of) a request head."""
-ROOM = "room"
-"""Head complete; waiting for room in the send buffer before a thread takes it."""
+"""Waiting for (the rest of) a request head, or idle between kept-alive requests."""
+BODY = "body"
+"""Head parsed; collecting the body before a thread is given the request."""
+SEND = "send"
+"""Answered; writing what the client had no room for, then ``then``."""
 LINGER = "linger"
 """Answered and half-closed; discarding what the client still sends, then closed."""
+
+SHED_ORDER = {LINGER: 0, HEAD: 1, SEND: 2, BODY: 3}
+"""Which held connections go first when room is needed (then the longest idle)."""
+
+RefusesUnread = Callable[[str, str, "str | None"], bool]
+"""(method, path, Authorization) -> whether the app refuses the request without its body."""
 
 
 @dataclass(eq=False, slots=True)
@@ -79,6 +88,15 @@ class Waiting:
     clock_started: bool = True
     """False while a kept-alive connection idles: its head clock starts at the first byte."""
     drained: int = 0
+    active: float = field(default_factory=time.monotonic)
+    """When bytes last moved on it (shedding takes the longest idle first)."""
+    req: Any = None
+    body: bytearray = field(default_factory=bytearray)
+    length: int = 0
+    """A sized body's length (0 for a chunked one)."""
+    chunked: ChunkedEnd | None = None
+    then: Callable[[], None] | None = None
+    """What follows a SEND: the next head, or the linger."""
 
 
 class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
@@ -87,9 +105,17 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.limits = ConnectionLimits.from_environ()
+        self.capacity = connection_capacity(self.cfg.worker_connections)
+        self.refuses_unread: RefusesUnread | None = None
+        """Set by ``gunicorn.conf.py`` from the app; None: every body is invited."""
         self._held: dict[int, Waiting] = {}
         self._serving = threading.local()
         self._stop_capped = False
+        self._body_bytes = 0
+        self._paused_until = 0.0
+        self._backoff = BACKOFF_FIRST
+        self._shed = 0
+        self._shed_logged = 0.0
 
     @classmethod
     def check_config(cls, cfg: Any, log: Any) -> None:
@@ -97,7 +123,14 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         if cfg.is_ssl or "h2" in cfg.http_protocols or cfg.http2_cleartext != "off":
             raise RuntimeError("HeadFirstWorker serves plain HTTP/1.1 only (no TLS, no HTTP/2)")
 
-    # --- the poller's side ---------------------------------------------------------------------
+    # --- accepting ---------------------------------------------------------------------------
+
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """While running, the listener stays open whatever the count (a full worker sheds
+        instead), except during a back-off after running out of descriptors."""
+        if self.alive:
+            enabled = time.monotonic() >= self._paused_until
+        super().set_accept_enabled(enabled)
 
     def accept(self, listener: socket.socket) -> None:
         try:
@@ -107,87 +140,212 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         except OSError as error:
             if error.errno not in (errno.EMFILE, errno.ENFILE):
                 raise
-            self._shed_idle()  # out of descriptors: make room rather than die
+            self._out_of_descriptors()
+            return
+        self._backoff = BACKOFF_FIRST
+        if self.nr_conns >= self.capacity and not self._shed_one():
+            util.close(sock)  # every connection is on a thread: the newcomer waits its turn
+            self._count_shed()
             return
         self.nr_conns += 1
-        conn = TConn(self.cfg, sock, client, listener.getsockname())  # non-blocking now
+        conn = TConn(self.cfg, Outbox(sock), client, listener.getsockname())
         self._wait_for_head(conn, time.monotonic() + self.limits.head_timeout, b"", True)
 
-    def finish_request(self, conn: Any, fs: Future[Any]) -> None:
-        """A thread is done with ``conn``: keep it (wait for its next head) or close it."""
-        try:
-            keep = not fs.cancelled() and fs.result() is True
-        except Exception:
-            keep = False
-        if getattr(conn, "send_timed_out", False):
-            self._close(conn)
-        elif keep:
-            now = time.monotonic()
-            keepalive = self.cfg.keepalive if self.alive else STOP_KEEPALIVE_LINGER
-            idle = now + min(self.cfg.keepalive, keepalive)
-            self._wait_for_head(conn, idle, conn.parser.unreader.take_buffered(), False)
-        else:
-            self._linger(conn)
+    def _out_of_descriptors(self) -> None:
+        """Stop accepting for a while (doubling) rather than spin, and free an idle descriptor."""
+        now = time.monotonic()
+        if self._backoff == BACKOFF_FIRST:
+            self.log.warning("out of file descriptors: accepting paused (%d held)", self.nr_conns)
+        self._paused_until = now + self._backoff
+        self._backoff = min(self._backoff * 2, BACKOFF_MOST)
+        self.set_accept_enabled(False)
+        self._shed_one(idle_only=True)
+
+    def _shed_one(self, idle_only: bool = False) -> bool:
+        """Close the held connection that matters least: lingering, then idle, then not reading
+        its answer, then trickling a request; the longest idle first in each."""
+        candidates = [
+            w for w in self._held.values() if not idle_only or w.phase == LINGER or _idle(w)
+        ]
+        if not candidates:
+            return False
+        victim = min(candidates, key=lambda w: (SHED_ORDER[w.phase], bool(w.head), w.active))
+        self._close(victim.conn)
+        self._count_shed()
+        return True
+
+    def _count_shed(self) -> None:
+        self._shed += 1
+        now = time.monotonic()
+        if now - self._shed_logged >= 1.0:
+            self.log.warning("at capacity (%d connections): %d shed", self.capacity, self._shed)
+            self._shed, self._shed_logged = 0, now
+
+    # --- the request, collected by the poller --------------------------------------------------
 
     def _wait_for_head(self, conn: Any, deadline: float, head: bytes, started: bool) -> None:
         wait = Waiting(conn, HEAD, deadline, bytearray(head), started)
-        conn.sock.setblocking(False)
         self._hold(wait, selectors.EVENT_READ, self._on_head_bytes)
         if head:  # pipelined behind the previous request
             self._head_grew(wait, len(head))
 
-    def _on_head_bytes(self, wait: Waiting, _fileobj: Any) -> None:
+    def _receive(self, wait: Waiting) -> bytes | None:
+        """What arrived (None: nothing yet); a closed or failed connection is closed."""
         try:
-            data = wait.conn.sock.recv(RECV_BYTES)
+            data: bytes = wait.conn.sock.recv(RECV_BYTES)
         except (BlockingIOError, InterruptedError):
-            return
+            return None
         except OSError:
             data = b""
-        if not data:  # the client is gone (or closed an idle kept-alive connection)
+        if not data:
             self._close(wait.conn)
-            return
-        wait.head += data
-        self._head_grew(wait, len(data))
+            return None
+        wait.active = time.monotonic()
+        return data
+
+    def _on_head_bytes(self, wait: Waiting, _fileobj: Any) -> None:
+        data = self._receive(wait)
+        if data is not None:
+            wait.head += data
+            self._head_grew(wait, len(data))
 
     def _head_grew(self, wait: Waiting, new_bytes: int) -> None:
         if not wait.clock_started:
             wait.clock_started = True
             wait.deadline = time.monotonic() + self.limits.head_timeout
-        if head_complete(wait.head, new_bytes):
-            self._when_room(wait)
-            return
-        refusal = overflow(wait.head, self.limits.head_max_bytes, self.cfg)
-        if refusal is not None:
-            self._release(wait)
-            self.handle_error(None, wait.conn.sock, wait.conn.client, refusal)  # non-blocking
-            self._linger(wait.conn)
+        end = head_end(wait.head, new_bytes)
+        if end > self.limits.head_max_bytes:
+            too_long = f"request head over {self.limits.head_max_bytes} bytes"
+            self._refuse(wait, LimitRequestHeaders(too_long))
+        elif end >= 0:
+            self._parse(wait)
+        else:
+            refusal = overflow(wait.head, self.limits.head_max_bytes, self.cfg)
+            if refusal is not None:
+                self._refuse(wait, refusal)
 
-    def _when_room(self, wait: Waiting) -> None:
-        """Hand the connection to a thread if its answer can be written; else wait for room."""
-        if _writable(wait.conn.sock):
+    def _parse(self, wait: Waiting) -> None:
+        """Parse the head (gunicorn's parser, from the bytes held) and plan the body."""
+        conn = wait.conn
+        if conn.parser is None:
+            conn.parser = http.get_parser(self.cfg, conn.sock, conn.client)
+        conn.parser.unreader.unread(bytes(wait.head))
+        wait.head.clear()
+        try:
+            req = next(conn.parser)
+        except StopIteration:
             self._release(wait)
-            self._to_thread(wait.conn, bytes(wait.head))
+            self._close(conn)
             return
+        except Exception as error:  # a head gunicorn refuses: its 400 page, from here
+            self._refuse(wait, error)
+            return
+        wait.req = req
+        wait.body = bytearray(conn.parser.unreader.take_buffered())
+        reader = req.body.reader if req.body is not None else None
+        if isinstance(reader, ChunkedReader):
+            limit = int(self.cfg.limit_request_field_size) or 8190
+            wait.chunked = ChunkedEnd(limit + 16, max(limit, 64 * 1024) + 16)
+        elif isinstance(reader, LengthReader) and 0 < reader.length <= self.limits.max_body_bytes:
+            wait.length = reader.length
+        else:  # no body, or one the app refuses unread (413)
+            self._dispatch(wait)
+            return
+        if req._expected_100_continue:
+            req._expected_100_continue = False  # never from the thread: only from here
+            refuses = self.refuses_unread
+            if refuses is not None and refuses(req.method, _path(req), _authorization(req)):
+                self._dispatch(wait)  # answered from its head: the body is not invited
+                return
+            conn.sock.sendall(CONTINUE)
         self._release(wait)
-        wait.phase = ROOM
-        wait.deadline = time.monotonic() + self.limits.send_timeout
+        wait.phase = BODY
+        wait.deadline = time.monotonic() + self.limits.body_timeout
+        self._hold(wait, selectors.EVENT_READ, self._on_body_bytes)
+        held = bytes(wait.body)
+        wait.body.clear()
+        self._body_grew(wait, held)
+
+    def _on_body_bytes(self, wait: Waiting, _fileobj: Any) -> None:
+        data = self._receive(wait)
+        if data is not None:
+            self._body_grew(wait, data)
+
+    def _body_grew(self, wait: Waiting, data: bytes) -> None:
+        wait.body += data
+        self._body_bytes += len(data)
+        if wait.chunked is not None:
+            state = wait.chunked.feed(data)
+            whole = state in (DONE, BROKEN)
+            whole = whole or wait.chunked.data_bytes > self.limits.max_body_bytes
+        else:
+            whole = len(wait.body) >= wait.length
+        if whole:
+            self._dispatch(wait)
+        elif self._body_bytes > self.limits.body_buffer_bytes:
+            self.log.warning("request bodies over %d bytes held: one closed", self._body_bytes)
+            self._close(wait.conn)
+
+    def _dispatch(self, wait: Waiting) -> None:
+        """Give the whole request to a thread (the bytes after it stay with the parser)."""
+        self._release(wait)
+        conn = wait.conn
+        if wait.body:
+            conn.parser.unreader.unread(bytes(wait.body))
+        conn.pending_req = wait.req
+        conn.data_ready = True
+        self.enqueue_req(conn)
+
+    # --- answers written by the poller ---------------------------------------------------------
+
+    def finish_request(self, conn: Any, fs: Future[Any]) -> None:
+        """A thread is done with ``conn``: write what is left of its answer, then keep it (wait
+        for its next head) or close it."""
+        try:
+            keep = not fs.cancelled() and fs.result() is True
+        except Exception:
+            keep = False
+        then = partial(self._keep if keep else self._linger, conn)
+        self._send_then(conn, self.limits.send_timeout, then)
+
+    def _keep(self, conn: Any) -> None:
+        keepalive = self.cfg.keepalive if self.alive else STOP_KEEPALIVE_LINGER
+        idle = time.monotonic() + min(self.cfg.keepalive, keepalive)
+        self._wait_for_head(conn, idle, conn.parser.unreader.take_buffered(), False)
+
+    def _send_then(self, conn: Any, seconds: float, then: Callable[[], None]) -> None:
+        try:
+            done = conn.sock.flush()
+        except OSError:
+            self._close(conn)
+            return
+        if done:
+            then()
+            return
+        wait = Waiting(conn, SEND, time.monotonic() + seconds, then=then)
         self._hold(wait, selectors.EVENT_WRITE, self._on_room)
 
     def _on_room(self, wait: Waiting, _fileobj: Any) -> None:
-        self._release(wait)
-        self._to_thread(wait.conn, bytes(wait.head))
+        try:
+            done = wait.conn.sock.flush()
+        except OSError:
+            self._close(wait.conn)
+            return
+        wait.active = time.monotonic()
+        if done and wait.then is not None:
+            self._release(wait)
+            wait.then()
 
-    def _to_thread(self, conn: Any, head: bytes) -> None:
-        if conn.parser is None:
-            conn.parser = http.get_parser(self.cfg, conn.sock, conn.client)
-        conn.parser.unreader.unread(head)
-        conn.data_ready = True  # gthread's handle() must not wait for data again
-        self.enqueue_req(conn)
+    def _refuse(self, wait: Waiting, error: Exception) -> None:
+        """Answer a request the poller refuses (gunicorn's error page), then close."""
+        self._release(wait)
+        conn = wait.conn
+        self.handle_error(wait.req, conn.sock, conn.client, error)  # into the outbox
+        self._send_then(conn, self.limits.send_timeout, partial(self._linger, conn))
 
     def _linger(self, conn: Any) -> None:
         """Close after the answer: FIN first, then discard what the client still sends."""
         try:
-            conn.sock.setblocking(False)
             conn.sock.shutdown(socket.SHUT_WR)
         except OSError:
             self._close(conn)
@@ -199,22 +357,21 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         self._hold(wait, selectors.EVENT_READ, self._on_linger_bytes)
 
     def _on_linger_bytes(self, wait: Waiting, _fileobj: Any) -> None:
-        try:
-            data = wait.conn.sock.recv(RECV_BYTES)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        wait.drained += len(data)
-        if not data or wait.drained >= self.limits.drain_bytes:
-            self._close(wait.conn)
+        data = self._receive(wait)
+        if data is not None:
+            wait.drained += len(data)
+            if wait.drained >= self.limits.drain_bytes:
+                self._close(wait.conn)
+
+    # --- bookkeeping ---------------------------------------------------------------------------
 
     def _hold(self, wait: Waiting, events: int, callback: Callable[[Waiting, Any], None]) -> None:
         self._held[id(wait.conn)] = wait
         self.poller.register(wait.conn.sock, events, partial(callback, wait))
 
     def _release(self, wait: Waiting) -> None:
-        self._held.pop(id(wait.conn), None)
+        if self._held.pop(id(wait.conn), None) is not None:
+            self._body_bytes -= len(wait.body) if wait.phase == BODY else 0
         with contextlib.suppress(KeyError, ValueError, OSError):
             self.poller.unregister(wait.conn.sock)
 
@@ -225,36 +382,31 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         self.nr_conns -= 1
         util.close(conn.sock)
 
-    def _shed_idle(self) -> None:
-        """Close the idle connection (nothing sent) closest to its deadline, if there is one:
-        it would be closed soon anyway, and an accepted request is worth more."""
-        idle = [w for w in self._held.values() if w.phase == HEAD and not w.head]
-        if idle:
-            self.log.warning("out of file descriptors: closing an idle connection")
-            self._close(min(idle, key=lambda w: w.deadline).conn)
-
     def murder_pending(self) -> None:
         """Called by gthread's loop after every wake-up, running or stopping: enforce deadlines."""
         super().murder_pending()
         now = time.monotonic()
+        if self.alive and not self._accepting and now >= self._paused_until:
+            self.set_accept_enabled(True)
         if not self.alive and not self._stop_capped:
             self._stop_capped = True
             for wait in self._held.values():
-                if wait.phase == HEAD and not wait.head:  # idle: nothing to finish
+                if _idle(wait):  # nothing to finish
                     wait.deadline = min(wait.deadline, now + STOP_KEEPALIVE_LINGER)
         for wait in [w for w in self._held.values() if w.deadline <= now]:
             self._expire(wait)
 
     def _expire(self, wait: Waiting) -> None:
-        if wait.phase == HEAD and wait.head:
+        if wait.phase in (HEAD, BODY) and not _idle(wait):
             self._release(wait)
-            self.log.info("request head not received within %.0f s", self.limits.head_timeout)
-            with contextlib.suppress(OSError):
-                util.write_nonblock(wait.conn.sock, REQUEST_TIMEOUT_ANSWER)
-            self._linger(wait.conn)
-        else:  # idle, not reading its answers, or done lingering
-            if wait.phase == ROOM:
-                self.log.info("answers not read within %.0f s: closed", self.limits.send_timeout)
+            late = "head" if wait.phase == HEAD else "body"
+            self.log.info("request %s not received in time: 408", late)
+            answer = REQUEST_TIMEOUT_ANSWER if wait.phase == HEAD else BODY_TIMEOUT_ANSWER
+            wait.conn.sock.sendall(answer)
+            self._send_then(wait.conn, self.limits.send_timeout, partial(self._linger, wait.conn))
+        else:  # idle, not reading its answer, or done lingering
+            if wait.phase == SEND:
+                self.log.info("answer not read within %.0f s: closed", self.limits.send_timeout)
             self._close(wait.conn)
 
     def wait_for_and_dispatch_events(self, timeout: float) -> None:
@@ -262,44 +414,83 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
 
     # --- a thread's side -----------------------------------------------------------------------
 
+    def handle(self, conn: Any) -> Any:
+        """Serve the request the poller collected: nothing here waits on the client."""
+        req = conn.pending_req
+        conn.pending_req = None
+        conn.initialized = True
+        try:
+            return self._keepalive_after(conn, self.handle_request(req, conn))
+        except (http.errors.NoMoreData, StopIteration):
+            return False
+        except OSError as error:
+            quiet = (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EAGAIN)
+            if error.errno not in quiet:
+                self.log.exception("Socket error processing request.")
+            return False
+        except Exception as error:
+            self.handle_error(req, conn.sock, conn.client, error)
+            return False
+
     def load_wsgi(self) -> None:
         super().load_wsgi()
         app: Callable[..., Any] = self.wsgi
-
-        def before_answer(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-            result = app(environ, start_response)
-            self._answer_settled()
-            return result
-
-        self.wsgi: Callable[..., Any] = before_answer
+        self.wsgi: Callable[..., Any] = _SettleFirst(app, self._answer_settled)
 
     def handle_request(self, req: Any, conn: Any) -> bool:
         self._serving.current = (req, conn)
         try:
             return bool(super().handle_request(req, conn))
-        except TimeoutError:
-            self.log.info("answer not taken by the client within %.0f s", self.limits.send_timeout)
-            conn.send_timed_out = True
-            return False
         finally:
             self._serving.current = None
 
     def _answer_settled(self) -> None:
-        """Between the app and the answer's first byte: decide keep-alive honestly, then bound
-        the time the answer may take to send."""
+        """Between the app and the answer's first byte: decide keep-alive honestly."""
         current: tuple[Any, Any] | None = getattr(self._serving, "current", None)
         if current is None:
             return
         req, conn = current
-        if not settle_body(req, conn.sock):
+        if not settle_body(req, conn.sock) or draining():
             req.force_close()  # the answer then says "Connection: close"
-        elif draining():
-            req.force_close()  # kept-alive clients reconnect elsewhere before the listener closes
-        conn.sock.settimeout(self.limits.send_timeout)
 
 
-def _writable(sock: socket.socket) -> bool:
-    """Whether the kernel would take more of an answer now (POLLOUT: its send buffer has room)."""
-    poll = select.poll()
-    poll.register(sock, select.POLLOUT)
-    return bool(poll.poll(0))
+class _SettleFirst:
+    """The app, with the worker's keep-alive decision taken before the answer's first byte; its
+    attributes (Flask's ``extensions``, read by ``gunicorn.conf.py``) stay reachable."""
+
+    def __init__(self, app: Callable[..., Any], settle: Callable[[], None]) -> None:
+        self._app = app
+        self._settle = settle
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        result = self._app(environ, start_response)
+        self._settle()
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._app, name)
+
+
+def _idle(wait: Waiting) -> bool:
+    """Nothing of a request has arrived (a new connection, or kept alive between requests)."""
+    return wait.phase == HEAD and not wait.head
+
+
+def _path(req: Any) -> str:
+    return str(util.unquote_to_wsgi_str(req.path))
+
+
+def _authorization(req: Any) -> str | None:
+    for name, value in req.headers:
+        if name == "AUTHORIZATION":
+            return str(value)
+    return None
+
+
+def connection_capacity(configured: int) -> int:
+    """Connections one worker holds: gunicorn's ``worker_connections``, within the descriptor
+    limit (a connection may need two: its socket and a static file being sent)."""
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return max(1, configured)
+    return max(1, min(configured, (soft - FD_RESERVE) // 2))

@@ -299,14 +299,16 @@ def test_head_completion_and_overflow() -> None:
         LimitRequestLine,
     )
 
-    from service.server.head import head_complete, overflow
+    from service.server.head import head_end, overflow
 
     head = bytearray()
     ends = []
     for byte in b"GET / HTTP/1.1\r\nHost: x\r\n\r\n":  # trickled: complete at the last byte
         head.append(byte)
-        ends.append(head_complete(head, 1))
-    assert ends == [False] * (len(head) - 1) + [True]
+        ends.append(head_end(head, 1))
+    assert ends == [-1] * (len(head) - 1) + [len(head)]
+    whole = b"GET / HTTP/1.1\r\n\r\nGET /next HTTP/1.1\r\n\r\n"  # pipelined: the first head
+    assert head_end(whole, len(whole)) == len(b"GET / HTTP/1.1\r\n\r\n")
     cfg = SimpleNamespace(limit_request_line=20)
     assert overflow(b"GET / HTTP/1.1\r\nX: " + b"y" * 40, 64, cfg) is None
     assert isinstance(overflow(b"GET / HTTP/1.1\r\nX: " + b"y" * 50, 64, cfg), LimitRequestHeaders)

@@ -17,6 +17,7 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
@@ -27,11 +28,11 @@ from gunicorn.http.unreader import IterUnreader, SocketUnreader  # type: ignore[
 from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
     STOP_KEEPALIVE_LINGER,
     TConn,
-    ThreadWorker,
 )
 
+from service.server.outbox import Outbox
 from service.server.settle import SETTLE_MAX_BYTES, settle_body
-from service.server.worker import HEAD, LINGER, HeadFirstWorker, Waiting
+from service.server.worker import HEAD, LINGER, SEND, HeadFirstWorker, Waiting
 
 FAR = 1_000.0
 """Seconds from now to a deadline nothing here reaches."""
@@ -45,7 +46,7 @@ class Pair:
     def __init__(self, cfg: Any, ours: socket.socket, client: socket.socket) -> None:
         self.client = client
         self.client.settimeout(5)
-        self.conn = TConn(cfg, ours, ("203.0.113.7", 40000), ("127.0.0.1", 8000))
+        self.conn = TConn(cfg, Outbox(ours), ("203.0.113.7", 40000), ("127.0.0.1", 8000))
 
     def closed_by_server(self) -> bool:
         """Whether the worker's end is closed (its descriptor released)."""
@@ -163,23 +164,62 @@ def listener(error: OSError) -> socket.socket:
     return cast(socket.socket, Listener(error))
 
 
-def test_out_of_descriptors_closes_the_idle_connection_nearest_its_deadline(
+def test_out_of_descriptors_pauses_accepting_and_frees_only_an_idle_connection(
     bench: Bench,
 ) -> None:
+    """Out of descriptors, the worker neither spins nor closes a connection that has sent
+    something: accepting pauses (the pause doubles while it lasts) and the longest-idle
+    connection is closed to make room."""
     worker = bench.worker()
-    later, sooner, talking = (bench.pair(worker) for _ in range(3))
-    accepted(worker, later, deadline=FAR)
-    accepted(worker, sooner, deadline=FAR / 2)
-    accepted(worker, talking, PARTIAL_HEAD, deadline=1.0)  # nearest, but has sent something
+    worker.alive = True
+    older, newer, talking = (bench.pair(worker) for _ in range(3))
+    accepted(worker, older)
+    accepted(worker, newer)
+    accepted(worker, talking, PARTIAL_HEAD, deadline=1.0)
+    held(worker, older).active -= 10  # type: ignore[union-attr]
+    before = time.monotonic()
     worker.accept(listener(OSError(errno.EMFILE, "Too many open files")))
-    assert sooner.closed_by_server() and sooner.sees_end_of_stream()
-    assert held(worker, sooner) is None
-    assert held(worker, later) is not None and held(worker, talking) is not None
+    assert older.closed_by_server() and older.sees_end_of_stream()
+    assert held(worker, newer) is not None and held(worker, talking) is not None
     assert worker.nr_conns == 2
+    first_pause = worker._paused_until - before
     worker.accept(listener(OSError(errno.ENFILE, "Too many open files in system")))
-    assert later.closed_by_server() and worker.nr_conns == 1
+    assert newer.closed_by_server() and worker.nr_conns == 1
+    assert worker._paused_until - before > first_pause  # backing off, not spinning
     worker.accept(listener(OSError(errno.EMFILE, "Too many open files")))  # nobody idle left
     assert held(worker, talking) is not None and worker.nr_conns == 1
+
+
+def test_at_capacity_the_longest_idle_connection_is_shed_for_a_new_one(bench: Bench) -> None:
+    """A full worker keeps accepting: the newcomer takes the place of the connection that
+    matters least (idle before trickling, the longest idle first), never of one on a thread."""
+    worker = bench.worker()
+    worker.capacity = 3
+    idle_old, idle_new, talking = (bench.pair(worker) for _ in range(3))
+    accepted(worker, idle_old)
+    accepted(worker, idle_new)
+    accepted(worker, talking, PARTIAL_HEAD)
+    held(worker, idle_old).active -= 10  # type: ignore[union-attr]
+    held(worker, talking).active -= 100  # type: ignore[union-attr]
+    server, client = socket.socketpair()
+    bench.sockets += (server, client)
+    worker.accept(cast(socket.socket, Accepting(server)))
+    assert idle_old.closed_by_server() and worker.nr_conns == 3
+    assert held(worker, idle_new) is not None and held(worker, talking) is not None
+    assert len(worker._held) == 3  # the newcomer waits for its head
+
+
+class Accepting:
+    """A listening socket whose ``accept`` hands over ``sock``."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        return self.sock, ("203.0.113.9", 40001)
+
+    def getsockname(self) -> Any:
+        return ("127.0.0.1", 8000)
 
 
 @pytest.mark.parametrize(
@@ -266,24 +306,46 @@ def test_a_cancelled_request_is_not_kept_alive(
     assert wait is not None and wait.phase == LINGER
 
 
-def test_an_answer_that_timed_out_closes_at_once_even_if_kept_alive(
-    bench: Bench, monkeypatch: pytest.MonkeyPatch
+def test_an_answer_the_client_does_not_take_waits_in_the_poller_then_closes(
+    bench: Bench,
 ) -> None:
-    """A client that stopped taking in its answer gets no linger and no next request."""
-
-    def too_slow(self: Any, req: Any, conn: Any) -> bool:
-        assert worker._serving.current == (req, conn)  # what _answer_settled would read
-        raise TimeoutError("timed out")
-
-    monkeypatch.setattr(ThreadWorker, "handle_request", too_slow)
+    """The thread hands back at once however much of its answer is left: the poller writes the
+    rest as the client reads, and a client that never reads is closed at the send deadline
+    (even if the answer said keep-alive)."""
     worker = bench.worker()
     pair = bench.pair(worker)
     worker.nr_conns += 1
-    assert worker.handle_request(object(), pair.conn) is False
-    assert pair.conn.send_timed_out is True
-    assert worker._serving.current is None
-    worker.finish_request(pair.conn, _done(True))  # even a result that says "keep"
+    answer = b"x" * (8 * 1024 * 1024)  # far more than the socket buffers hold
+    pair.conn.sock.sendall(answer)  # returns at once
+    assert pair.conn.sock.pending
+    worker.finish_request(pair.conn, _done(True))
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == SEND
+    assert pair.client.recv(65536)  # the client reads a little: bytes move
+    worker._on_room(wait, pair.conn.sock)
+    assert held(worker, pair) is wait
+    wait.deadline = time.monotonic() - 1
+    worker.murder_pending()
     assert pair.closed_by_server() and held(worker, pair) is None and worker.nr_conns == 0
+
+
+def test_an_answer_read_to_its_end_keeps_the_connection(bench: Bench) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    answer = b"y" * (4 * 1024 * 1024)
+    pair.conn.parser = SimpleNamespace(unreader=IterUnreader([]))
+    pair.conn.sock.sendall(answer)
+    worker.finish_request(pair.conn, _done(True))
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == SEND
+    received = 0
+    while received < len(answer):
+        received += len(pair.client.recv(1024 * 1024))
+        if held(worker, pair) is wait:
+            worker._on_room(wait, pair.conn.sock)
+    kept = held(worker, pair)
+    assert kept is not None and kept.phase == HEAD and not kept.clock_started
 
 
 @pytest.mark.parametrize(

@@ -166,6 +166,22 @@ class Observer:
             return []
         return body
 
+    def refuses_unread(self, method: str, path: str, authorization: str | None) -> bool:
+        """Whether a request is refused from its head alone (no key, or a wrong one on a
+        protected route): the server then never invites its body with ``100 Continue``."""
+        if self.keys is None:
+            return False
+        environ = {
+            "REQUEST_METHOD": method,
+            "PATH_INFO": path,
+            "SERVER_NAME": "localhost",
+            "SERVER_PORT": "80",
+            "wsgi.url_scheme": "http",
+        }
+        if not self.router.resolve(environ).route.protected:
+            return False
+        return self.keys.check(authorization)[1] is not None
+
     def _sign(self, ex: Exchange, route: Route, held: _Held) -> None:
         """The verdict's receipt, in its header; its identifiers go to the audit line."""
         if ex.status is None or not ex.status.startswith("200"):
