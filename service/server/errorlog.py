@@ -26,7 +26,6 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import quote
 
 from gunicorn.glogging import Logger, SafeAtoms  # type: ignore[import-untyped]
 
@@ -74,19 +73,19 @@ def _clip_span(match: re.Match[str]) -> str:
     return span if len(span) <= CLIP else f"{span[:CLIP]} [+{len(span) - CLIP}]"
 
 
+def _any_encoding(key: str) -> str:
+    """A pattern for ``key`` with any of its characters written as is or percent-encoded."""
+    return "".join(f"(?:{re.escape(char)}|%{ord(char):02x})" for char in key)
+
+
 class Redactor:
     """Cleans text for the log: ``clean(text)``, for one message; ``clean_lines(text)``, for a
     traceback (its line breaks kept). ``keys``: the configured API keys, replaced wherever they
-    appear (as written, or percent-encoded)."""
+    appear (as written, or with characters percent-encoded; in any case, to be safe)."""
 
     def __init__(self, keys: Iterable[str] = ()) -> None:
-        forms = {
-            form
-            for key in keys
-            if len(key) >= KEY_MIN_LENGTH
-            for form in (key, quote(key, safe=""), quote(key, safe="/"))
-        }
-        alternatives = "|".join(re.escape(form) for form in sorted(forms, key=len, reverse=True))
+        patterns = {_any_encoding(key) for key in keys if len(key) >= KEY_MIN_LENGTH}
+        alternatives = "|".join(sorted(patterns, key=len, reverse=True))
         self._keys = re.compile(alternatives, re.IGNORECASE) if alternatives else None
 
     def redact(self, text: str) -> str:
