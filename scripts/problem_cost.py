@@ -60,15 +60,21 @@ def attack_target(
     return head + segment * (room // len(segment))
 
 
-def lines() -> list[Line]:
-    """The attack on every static route with every lacking method and spelling, then controls."""
-    found = [
+def attacks() -> list[Line]:
+    """The attack: every static route, every method it lacks, every spelling of the path."""
+    return [
         Line(f"{method} {route}<{spelling} x{len(attack_target(route, segment))}B>", method,
              attack_target(route, segment, method=method))
         for route in STATIC_ROUTES
         for method in LACKING
         for spelling, segment in SEGMENTS.items()
     ]  # fmt: skip
+
+
+def lines() -> list[Line]:
+    """The attacks, then controls: the same path without the nesting beginning, as a 404, in
+    English; a Content-Type of the same shape; an ordinary 405 and 404."""
+    found = attacks()
     long_type = "a variation selector U+1 after x: " + "ten: " * 790
     found += [
         Line("POST /docs/static/<plain, no nesting prefix>", "POST",
