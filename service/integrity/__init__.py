@@ -1,8 +1,10 @@
-"""Build integrity: a digest of the code, data and dependencies that decide outcomes.
+"""Build integrity: a digest of every file that can run and decide outcomes.
 
-``build_digest()`` is computed once per process (the first call hashes the package's files and
-reads the dependency metadata, too much to repeat per receipt) and cached; receipts carry it, and
-``quart-bezique build-digest --root DIR`` recomputes it from an image's files for comparison.
+``build_digest()`` is computed once per process (the first call hashes the package, its bytecode,
+the gunicorn configuration and the installed dependencies' files: too much to repeat per receipt)
+and cached; with gunicorn's preload that is once, in the master, before the workers are forked.
+Receipts carry it, and ``quart-bezique build-digest --root DIR`` recomputes it from an image's
+files for comparison.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from .manifest import (
     ManifestError,
     installed_manifest,
     installed_root,
+    running_manifest,
     tree_manifest,
 )
 
@@ -25,6 +28,7 @@ __all__ = [
     "build_digest",
     "current_manifest",
     "installed_root",
+    "running_manifest",
     "service_version",
     "tree_manifest",
 ]
@@ -33,7 +37,8 @@ __all__ = [
 @cache
 def current_manifest() -> Manifest:
     """The running build's manifest, computed on first use: the files do not change under a
-    running process (an image is immutable), so once is enough."""
+    running process (an image is immutable), so once is enough. ``ManifestError`` when a loaded
+    module ran from a file the manifest does not list (the build cannot say what it is)."""
     return installed_manifest()
 
 

@@ -1,22 +1,13 @@
-"""The build manifest: what code and data decide outcomes, as digests an outsider can recompute.
+"""The build manifest: every file whose bytes can run, as digests an outsider can recompute.
 
-Regulated gaming asks that the software deciding outcomes be authenticated by a digest that an
-independent party can check against the files it was given. The manifest names every file of the
-``service`` package (``__pycache__`` directories and ``.pyc``/``.pyo`` files excluded: they are
-derived, and differ between machines and interpreter runs), the versions of the runtime
-dependencies and the ruleset; the **build digest** is the SHA-256 of its canonical form::
-
-    {"dependencies":{"apispec":"6.8.1",...},"files":{"service/__init__.py":"<sha256 hex>",...},
-     "format":"quart-bezique-manifest/1","ruleset":"classic/1","version":"1.0.0"}
-
-Canonical form: JSON, keys sorted by code point at every level, no whitespace, UTF-8, nothing
-escaped but what JSON requires. File paths are relative to the directory holding ``service/``,
-with ``/`` separators. Dependencies are the distribution's ``Requires-Dist`` entries without an
-``extra`` marker, named in PEP 503 normal form (lower case, runs of ``-_.`` as ``-``), each with
-the version installed beside it (``null`` when it is missing).
-
-The same manifest comes from the running process (``installed_manifest``) and from a directory
-tree such as an image's ``site-packages`` (``tree_manifest``), so the two can be compared.
+Regulated gaming asks that the software deciding outcomes be authenticated by a digest an
+independent party recomputes from the files it was given. Python runs bytecode (``__pycache__``)
+in place of a source whose header it matches, so bytecode, the gunicorn configuration and the
+installed dependencies are part of the build like the sources; ``docs/verification.md`` ("What
+the digest covers") lists the files and the canonical form the **build digest** is taken over.
+The same manifest comes from the running process (``installed_manifest``, which also refuses
+when a loaded module ran from a file outside it) and from a tree such as an image's
+``site-packages`` (``tree_manifest``), so the two can be compared.
 """
 
 from __future__ import annotations
@@ -24,27 +15,36 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
+import platform
 import re
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Final
 
-FORMAT: Final = "quart-bezique-manifest/1"
+FORMAT: Final = "quart-bezique-manifest/2"
 DISTRIBUTION: Final = "quart-bezique"
 PACKAGE: Final = "service"
+CONFIG: Final = "gunicorn.conf.py"
+"""The gunicorn configuration, beside ``service/`` (the image keeps a copy there)."""
+CONFIG_MODULE: Final = "__config__"
+"""The name gunicorn gives the configuration file it executes (``sys.modules``)."""
+SERVER_EXTRA: Final = "server"
+"""The extra the image installs (``'.[server]'``): its requirements are the web stack."""
 UNKNOWN_VERSION: Final = "0+unknown"
-_SKIPPED_DIRS: Final = frozenset({"__pycache__"})
-_SKIPPED_SUFFIXES: Final = (".pyc", ".pyo")
+PYVENV: Final = "pyvenv.cfg"
 _NAME: Final = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
-_EXTRA_MARKER: Final = re.compile(r";.*\bextra\s*==")
-_CHUNK: Final = 1 << 16
+_EXTRA: Final = re.compile(r"""\bextra\s*==\s*["']([^"']*)["']""")
+_STARTUP_HOOKS: Final = ("sitecustomize.py", "usercustomize.py")
 RULESET_FILE: Final = "game/ruleset.py"
 
 
 class ManifestError(ValueError):
-    """The tree cannot be described: no ``service`` package, or no distribution metadata."""
+    """The tree cannot be described (no ``service`` package, no distribution metadata), or the
+    running process runs code the manifest does not cover."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,17 +54,22 @@ class Manifest:
     version: str
     ruleset: str
     """``RULESET_NAME/RULESET_VERSION`` as the tree's ``service/game/ruleset.py`` sets them."""
+    python: str | None
+    """The interpreter's version (``3.11.7``); for a tree, its ``pyvenv.cfg``'s (None: none)."""
     files: Mapping[str, str]
-    """Relative path (``service/...``) to the SHA-256 hex of the file's bytes."""
+    """Relative path (``service/...``, ``flask/...``, ``gunicorn.conf.py``) to its SHA-256."""
     dependencies: Mapping[str, str | None]
-    """Runtime dependency (normalised name) to its installed version."""
+    """Runtime dependency (normalised name) to its installed version (None: missing)."""
+    located: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Absolute path of each file to its key in ``files``: not part of the digest."""
 
     def canonical(self) -> bytes:
-        """The bytes the build digest is taken over (see the module docstring)."""
+        """The bytes the build digest is taken over (``docs/verification.md``)."""
         document = {
             "dependencies": dict(self.dependencies),
             "files": dict(self.files),
             "format": FORMAT,
+            "python": self.python,
             "ruleset": self.ruleset,
             "version": self.version,
         }
@@ -83,33 +88,53 @@ def normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while chunk := file.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+def file_digest(path: str | Path) -> str:
+    with open(path, "rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
-def _package_files(package_dir: Path) -> Iterator[Path]:
-    for path in package_dir.rglob("*"):
-        relative = path.relative_to(package_dir)
-        if _SKIPPED_DIRS.intersection(relative.parts[:-1]) or path.name in _SKIPPED_DIRS:
-            continue
-        if path.suffix in _SKIPPED_SUFFIXES or not path.is_file():
-            continue
-        yield path
+class _Files:
+    """Relative key to absolute path, gathered before anything is hashed (a key seen twice is
+    one file: the package walk and its distribution's RECORD name the same paths)."""
 
+    def __init__(self) -> None:
+        self.paths: dict[str, str] = {}
 
-def package_files(root: Path) -> dict[str, str]:
-    """Every file of ``root/service``, by relative POSIX path (sorted), with its SHA-256."""
-    package_dir = root / PACKAGE
-    if not (package_dir / "__init__.py").is_file():
-        raise ManifestError(f"{root} holds no {PACKAGE!r} package ({package_dir}/__init__.py)")
-    found = {
-        path.relative_to(root).as_posix(): file_digest(path) for path in _package_files(package_dir)
-    }
-    return dict(sorted(found.items()))
+    def add(self, key: str, path: str) -> None:
+        self.paths.setdefault(key, path)
+
+    def walk(self, base: str, top: str) -> None:
+        """Every file under ``base/top``, bytecode and data included."""
+        pending = [top]
+        while pending:
+            relative = pending.pop()
+            try:
+                entries = list(os.scandir(os.path.join(base, relative)))
+            except OSError:
+                continue
+            for entry in entries:
+                key = f"{relative}/{entry.name}"
+                if entry.is_dir():
+                    pending.append(key)
+                elif entry.is_file():
+                    self.add(key, entry.path)
+
+    def bytecode_of(self, base: str, source: str) -> None:
+        """The ``__pycache__`` files of a top-level module ``source`` (any interpreter's)."""
+        stem = source[: -len(".py")]
+        cache = os.path.join(base, "__pycache__")
+        try:
+            names = sorted(os.listdir(cache))
+        except OSError:
+            return
+        for name in names:
+            if name.startswith(stem + ".") and name.endswith(".pyc"):
+                self.add(f"__pycache__/{name}", os.path.join(cache, name))
+
+    def hashed(self) -> tuple[dict[str, str], dict[str, str]]:
+        files = {key: file_digest(path) for key, path in sorted(self.paths.items())}
+        located = {os.path.abspath(path): key for key, path in self.paths.items()}
+        return files, located
 
 
 def ruleset_of(root: Path) -> str:
@@ -133,15 +158,82 @@ def ruleset_of(root: Path) -> str:
     return f"{name}/{version}"
 
 
-def _runtime_requirements(distribution: metadata.Distribution) -> list[str]:
-    names = []
+def python_of(root: Path) -> str | None:
+    """The Python version of the virtual environment holding the tree ``root``
+    (``<venv>/lib/pythonX.Y/site-packages``): its ``pyvenv.cfg``, or None without one."""
+    if len(root.parents) < 3:
+        return None
+    try:
+        text = (root.parents[2] / PYVENV).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            values[key.strip()] = value.strip()
+    return values.get("version_info") or values.get("version") or None
+
+
+_PYTHON_MARKER: Final = re.compile(
+    r"""\s*(python_version|python_full_version)\s*(<=|>=|==|!=|<|>)\s*["']([0-9.]+)["']\s*"""
+)
+
+
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+def _python_marker(marker: str, python: str | None) -> bool | None:
+    """A marker made only of Python-version comparisons joined by ``and``, judged for
+    ``python``; None for any other marker (or an unknown Python)."""
+    if python is None or not marker.strip():
+        return None
+    result = True
+    for clause in re.split(r"\band\b", marker):
+        match = _PYTHON_MARKER.fullmatch(clause)
+        if match is None:
+            return None
+        name, operator, wanted = match.groups()
+        have = _release(python)[: 2 if name == "python_version" else 3]
+        bound = _release(wanted)
+        result = (
+            result
+            and {
+                "<": have < bound,
+                "<=": have <= bound,
+                ">": have > bound,
+                ">=": have >= bound,
+                "==": have == bound,
+                "!=": have != bound,
+            }[operator]
+        )
+    return result
+
+
+def _requirements(
+    distribution: metadata.Distribution, extras: frozenset[str], python: str | None
+) -> list[str]:
+    """The normalised name of each requirement outside other extras and not excluded by a
+    Python-version marker, marked ``?`` when it has another marker: only an installed one then
+    counts (no general marker evaluator here: ``colorama`` is for Windows, and the tree's own
+    files say whether it is there)."""
+    found = []
     for requirement in distribution.requires or ():
-        if _EXTRA_MARKER.search(requirement):
+        spec, _, marker = requirement.partition(";")
+        extra = _EXTRA.search(marker)
+        if extra is not None:
+            if normalise(extra.group(1)) not in extras:
+                continue
+            marker = ""  # our own server extra: as if unconditional
+        judged = _python_marker(marker, python)
+        if judged is False:
             continue
-        match = _NAME.match(requirement)
+        match = _NAME.match(spec)
         if match is not None:
-            names.append(normalise(match.group(1)))
-    return sorted(set(names))
+            conditional = judged is None and bool(marker.strip())
+            found.append(("?" if conditional else "") + normalise(match.group(1)))
+    return found
 
 
 def _find(name: str, path: list[str] | None) -> metadata.Distribution | None:
@@ -154,22 +246,151 @@ def _find(name: str, path: list[str] | None) -> metadata.Distribution | None:
     return next(iter(found), None)
 
 
-def _manifest(root: Path, path: list[str] | None) -> Manifest:
-    files = package_files(root)
-    distribution = _find(DISTRIBUTION, path)
-    if distribution is None:
+def _closure(
+    own: metadata.Distribution, path: list[str] | None, python: str | None
+) -> tuple[dict[str, str | None], list[metadata.Distribution]]:
+    """The runtime dependencies, transitively: ours with the server extra, theirs without
+    extras, for the Python the manifest names (``_requirements``)."""
+    versions: dict[str, str | None] = {}
+    found: list[metadata.Distribution] = []
+    pending = _requirements(own, frozenset({SERVER_EXTRA}), python)
+    while pending:
+        wanted = pending.pop(0)
+        conditional, name = wanted.startswith("?"), wanted.lstrip("?")
+        if name in versions or name == DISTRIBUTION:
+            continue
+        distribution = _find(name, path)
+        if distribution is None:
+            if not conditional:
+                versions[name] = None
+            continue
+        versions[name] = distribution.version
+        found.append(distribution)
+        pending.extend(_requirements(distribution, frozenset(), python))
+    return dict(sorted(versions.items())), found
+
+
+def _distribution_files(files: _Files, distribution: metadata.Distribution) -> list[str]:
+    """Every file of an installed distribution: what its RECORD lists, everything under the
+    top-level directories it installed (bytecode and files added later included) and the
+    bytecode of its top-level modules. Returns its top-level import names."""
+    base = str(distribution.locate_file(""))
+    tops: set[str] = set()
+    for entry in distribution.files or ():
+        relative = entry.as_posix()
+        parts = relative.split("/")
+        if parts[0] == "..":  # a console script in the environment's bin/
+            path = os.path.normpath(os.path.join(base, relative))
+            if os.path.isfile(path):
+                files.add(os.path.normpath(relative).replace(os.sep, "/"), path)
+            continue
+        if parts[0] == "__pycache__" or parts[0] == "":
+            continue
+        tops.add(parts[0])
+    names = []
+    for top in sorted(tops):
+        path = os.path.join(base, top)
+        if os.path.isdir(path):
+            files.walk(base, top)
+            if not top.endswith((".dist-info", ".egg-info", ".data")):
+                names.append(top)
+        elif os.path.isfile(path):
+            files.add(top, path)
+            names.append(top.split(".")[0])
+            if top.endswith(".py"):
+                files.bytecode_of(base, top)
+    return names
+
+
+def _startup_hooks(base: str) -> list[str]:
+    """Files the interpreter runs at start from a site-packages: ``*.pth`` lines, customize."""
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    return [os.path.join(base, n) for n in names if n.endswith(".pth") or n in _STARTUP_HOOKS]
+
+
+def _config_files(files: _Files, config: Path) -> None:
+    """The gunicorn configuration and any bytecode of it beside it (``__pycache__``)."""
+    if not config.is_file():
+        return
+    files.add(CONFIG, os.fspath(config))
+    cache = config.parent / "__pycache__"
+    stem = config.name[: -len(".py")] + "."
+    if cache.is_dir():
+        for pyc in sorted(cache.iterdir()):
+            if pyc.name.startswith(stem) and pyc.name.endswith(".pyc"):
+                files.add(f"__pycache__/{pyc.name}", os.fspath(pyc))
+
+
+@dataclass(frozen=True, slots=True)
+class _Described:
+    manifest: Manifest
+    modules: frozenset[str]
+    """Top-level import names the manifest's files provide (``service``, ``flask``, ...)."""
+
+
+def _describe(root: Path, path: list[str] | None, config: Path, python: str | None) -> _Described:
+    if not (root / PACKAGE / "__init__.py").is_file():
+        raise ManifestError(f"{root} holds no {PACKAGE!r} package ({root / PACKAGE}/__init__.py)")
+    own = _find(DISTRIBUTION, path)
+    if own is None:
         where = "this environment" if path is None else str(root)
         raise ManifestError(f"no {DISTRIBUTION} distribution metadata (*.dist-info) in {where}")
-    dependencies: dict[str, str | None] = {}
-    for name in _runtime_requirements(distribution):
-        found = _find(name, path)
-        dependencies[name] = None if found is None else found.version
-    return Manifest(
-        version=distribution.version or UNKNOWN_VERSION,
+    files = _Files()
+    files.walk(os.fspath(root), PACKAGE)
+    _config_files(files, config)
+    dependencies, installed = _closure(own, path, python)
+    modules = {PACKAGE}
+    bases = set()
+    for distribution in (own, *installed):
+        modules.update(_distribution_files(files, distribution))
+        bases.add(str(distribution.locate_file("")))
+    for base in sorted(bases):
+        for hook in _startup_hooks(base):
+            files.add(os.path.basename(hook), hook)
+    hashed, located = files.hashed()
+    manifest = Manifest(
+        version=own.version or UNKNOWN_VERSION,
         ruleset=ruleset_of(root),
-        files=files,
+        python=python,
+        files=hashed,
         dependencies=dependencies,
+        located=located,
     )
+    return _Described(manifest, frozenset(modules))
+
+
+def _running_config(root: Path) -> Path:
+    """The configuration gunicorn executed in this process, else the one beside ``service/``."""
+    loaded = getattr(sys.modules.get(CONFIG_MODULE), "__file__", None)
+    return Path(os.path.abspath(loaded)) if isinstance(loaded, str) else root / CONFIG
+
+
+def unmanifested(
+    manifest: Manifest, modules: Iterable[str], loaded: Mapping[str, object]
+) -> list[str]:
+    """Loaded modules of the manifest's packages whose code came from a file it does not list:
+    a source elsewhere, or bytecode read from outside it (``PYTHONPYCACHEPREFIX``)."""
+    scope = frozenset(modules)
+    resolved: dict[str, str] | None = None
+    problems = []
+    for name, module in sorted(loaded.items()):
+        if name.partition(".")[0] not in scope and name != CONFIG_MODULE:
+            continue
+        candidates = [getattr(module, "__file__", None)]
+        cached = getattr(module, "__cached__", None)
+        if isinstance(cached, str) and os.path.isfile(cached):
+            candidates.append(cached)
+        for path in candidates:
+            if not isinstance(path, str) or os.path.abspath(path) in manifest.located:
+                continue
+            if resolved is None:
+                resolved = {os.path.realpath(p): k for p, k in manifest.located.items()}
+            if os.path.realpath(path) not in resolved:
+                problems.append(f"{name} ran from {path}")
+    return problems
 
 
 def installed_root() -> Path:
@@ -177,12 +398,26 @@ def installed_root() -> Path:
     return Path(__file__).resolve().parent.parent.parent
 
 
+def running_manifest(root: Path) -> Manifest:
+    """The manifest of the code at ``root`` and of the dependencies this process imports, with
+    the gunicorn configuration it executed; not checked against what is loaded."""
+    return _describe(root, None, _running_config(root), platform.python_version()).manifest
+
+
 def installed_manifest() -> Manifest:
-    """The manifest of the running code: its files, and the dependencies this process imports."""
-    return _manifest(installed_root(), None)
+    """The manifest of the running code; ``ManifestError`` when a module of the manifest's
+    packages (or gunicorn's configuration) was loaded from a file the manifest does not list."""
+    root = installed_root()
+    described = _describe(root, None, _running_config(root), platform.python_version())
+    problems = unmanifested(described.manifest, described.modules, dict(sys.modules))
+    if problems:
+        raise ManifestError(
+            "the running code is not the manifested code: " + "; ".join(problems[:5])
+        )
+    return described.manifest
 
 
 def tree_manifest(root: Path) -> Manifest:
     """The manifest of a directory tree holding ``service/`` and the ``*.dist-info`` metadata
     (an image's ``site-packages``): independent of whatever this process has installed."""
-    return _manifest(root, [str(root)])
+    return _describe(root, [os.fspath(root)], root / CONFIG, python_of(root)).manifest

@@ -1,10 +1,20 @@
 """The build manifest: one digest per build, the same from the running process and from the
-files, moved by any change to code, data, dependencies or ruleset, and by nothing else."""
+files, moved by any change to what can run -- sources, bytecode, data, the gunicorn
+configuration, the dependencies' files and versions, the Python version, the ruleset -- and the
+running process refusing to describe itself when a loaded module ran from outside it."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
+import marshal
+import os
+import platform
+import py_compile
+import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -15,10 +25,35 @@ from service.integrity import (
     build_digest,
     current_manifest,
     installed_root,
+    running_manifest,
     tree_manifest,
 )
 from service.integrity import manifest as manifest_module
-from tests.receipts.tree_support import dist_info, site_packages
+from tests.receipts.tree_support import (
+    dist_info,
+    installed_tree,
+    site_packages,
+    venv_site_packages,
+    write_pyvenv,
+)
+
+RENDER = Path("service/api/contract/render.py")
+HONEST = '"score": hand.score,'
+TAMPERED = '"score": hand.score + 100,'
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def timestamp_pyc(source: Path, text: str) -> bytes:
+    """Bytecode of ``text`` under the header of ``source`` as it is on disk (its mtime and
+    size): the interpreter runs it in place of ``source``, whatever ``source`` says."""
+    stat = source.stat()
+    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+    header += (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    header += (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    return header + marshal.dumps(compile(text, str(source), "exec"))
 
 
 def test_installed_root_holds_the_running_package() -> None:
@@ -30,39 +65,82 @@ def test_cached_once_per_process() -> None:
     assert build_digest() == current_manifest().digest
 
 
-def test_running_and_tree_manifests_agree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    tree = site_packages(tmp_path)
-    monkeypatch.setattr(manifest_module, "installed_root", lambda: tree)
-    running = manifest_module.installed_manifest()  # this process's metadata, the copy's files
-    from_files = tree_manifest(tree)  # the tree's metadata only
-    assert running == from_files
-    assert running.digest == from_files.digest
-    assert running.files.keys() == {
-        p.relative_to(tree).as_posix() for p in (tree / "service").rglob("*") if p.is_file()
+@pytest.fixture(scope="module")
+def copied(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This installation's files, as an image holds them (``site-packages`` of a venv)."""
+    return installed_tree(tmp_path_factory.mktemp("image") / "venv")
+
+
+def test_running_and_tree_manifests_agree(copied: Path) -> None:
+    running = current_manifest()
+    from_files = tree_manifest(copied)  # the copy's files and metadata only
+    assert from_files == running
+    assert from_files.digest == running.digest
+    assert running.python == platform.python_version()
+    names = set(running.files)
+    assert {p.relative_to(copied).as_posix() for p in (copied / "service").rglob("*")} >= {
+        n for n in names if n.startswith("service/")
     }
+    for dependency in ("flask", "werkzeug", "marshmallow", "gunicorn", "orjson", "cryptography"):
+        assert f"{dependency}/__init__.py" in names, dependency
+    for dependency in ("prometheus_client", "apispec", "yaml"):
+        assert f"{dependency}/__init__.py" in names, dependency
+    assert "gunicorn.conf.py" in names
+    assert {
+        "apispec", "cryptography", "flask", "gunicorn", "marshmallow", "orjson",
+        "prometheus-client", "pyyaml", "werkzeug", "jinja2", "click", "markupsafe",
+    } <= set(running.dependencies)  # fmt: skip
 
 
-def test_canonical_form_is_documented(tmp_path: Path) -> None:
-    manifest = tree_manifest(site_packages(tmp_path))
+def test_canonical_form_is_documented(copied: Path) -> None:
+    manifest = tree_manifest(copied)
     data = manifest.canonical()
     document = json.loads(data)
     assert data == json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
-    assert document["format"] == FORMAT
+    assert list(document) == ["dependencies", "files", "format", "python", "ruleset", "version"]
+    assert document["format"] == FORMAT == "quart-bezique-manifest/2"
+    assert document["python"] == platform.python_version()
     assert list(document["files"]) == sorted(document["files"])
-    assert (
-        document["files"]["service/__init__.py"]
-        == hashlib.sha256((tmp_path / "service" / "__init__.py").read_bytes()).hexdigest()
-    )
+    assert document["files"]["service/__init__.py"] == sha256(copied / "service" / "__init__.py")
+    assert document["files"]["flask/app.py"] == sha256(copied / "flask" / "app.py")
     assert manifest.digest == hashlib.sha256(data).hexdigest()
 
 
-def test_derived_files_are_left_out(tmp_path: Path) -> None:
+def test_a_swapped_pyc_whose_header_matches_runs_and_moves_the_digest(tmp_path: Path) -> None:
+    """The finding: bytecode beside an untouched source, with the header the interpreter checks
+    (the source's mtime and size), runs instead of the source; it must be in the digest."""
     tree = site_packages(tmp_path)
-    before = tree_manifest(tree).digest
+    source = tree / RENDER
+    assert HONEST in source.read_text()
+    py_compile.compile(str(source), doraise=True)  # honest bytecode, as pip compiles it
+    honest = tree_manifest(tree).digest
+    cached = Path(importlib.util.cache_from_source(str(source)))
+    cached.write_bytes(timestamp_pyc(source, source.read_text().replace(HONEST, TAMPERED)))
+    tampered = tree_manifest(tree)
+    assert tampered.digest != honest
+    assert tampered.files[cached.relative_to(tree).as_posix()] == sha256(cached)
+    # ... and the interpreter does run it: the tampered renderer adds 100 to a score.
+    probe = (
+        "import types, service.api.contract.render as r;"
+        "h = types.SimpleNamespace(cards=[], trump=None, score=16, combinations=[], loose=[]);"
+        "print(r.scored_hand(h)['score'])"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=tree, env=env, capture_output=True, timeout=120
+    )
+    assert done.stdout.strip() == b"116", done.stderr.decode()
+
+
+def test_any_bytecode_anywhere_in_the_package_moves_the_digest(tmp_path: Path) -> None:
+    tree = site_packages(tmp_path)
+    digests = {tree_manifest(tree).digest}
     (tree / "service" / "__pycache__").mkdir()
     (tree / "service" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    digests.add(tree_manifest(tree).digest)
     (tree / "service" / "stray.pyc").write_bytes(b"\0")
-    assert tree_manifest(tree).digest == before
+    digests.add(tree_manifest(tree).digest)
+    assert len(digests) == 3
 
 
 def test_any_change_moves_the_digest(tmp_path: Path) -> None:
@@ -76,6 +154,133 @@ def test_any_change_moves_the_digest(tmp_path: Path) -> None:
     assert len(digests) == 3
 
 
+def test_the_gunicorn_configuration_and_its_bytecode_are_covered(tmp_path: Path) -> None:
+    tree = site_packages(tmp_path)
+    without = tree_manifest(tree)
+    config = tree / "gunicorn.conf.py"
+    config.write_bytes((installed_root() / "gunicorn.conf.py").read_bytes())
+    with_config = tree_manifest(tree)
+    assert with_config.files["gunicorn.conf.py"] == sha256(config)
+    config.write_bytes(config.read_bytes() + b"\nworkers = 64\n")
+    changed = tree_manifest(tree)
+    (tree / "__pycache__").mkdir()
+    (tree / "__pycache__" / "gunicorn.conf.cpython-311.pyc").write_bytes(b"\0")
+    compiled = tree_manifest(tree)
+    assert len({without.digest, with_config.digest, changed.digest, compiled.digest}) == 4
+
+
+def test_the_configuration_gunicorn_executed_is_the_one_described(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under gunicorn the running manifest names the file ``-c`` loaded (``__config__``), not
+    the copy beside the package: an image whose two copies differ serves another digest."""
+    other = tmp_path / "gunicorn.conf.py"
+    other.write_text("workers = 1\n")
+    config = types.ModuleType("__config__")
+    config.__file__ = str(other)
+    monkeypatch.setitem(sys.modules, "__config__", config)
+    manifest = running_manifest(installed_root())
+    assert manifest.files["gunicorn.conf.py"] == sha256(other)
+    assert manifest.digest != current_manifest().digest
+
+
+def test_a_dependency_file_its_bytecode_and_its_version_move_the_digest(tmp_path: Path) -> None:
+    def tree(name: str, version: str) -> Path:
+        root = site_packages(tmp_path / name, requires=["fakedep"], versions={})
+        dist_info(root, "fakedep", version, files={"fakedep/__init__.py": b"X = 1\n"})
+        return root
+
+    base = tree_manifest(tree("a", "1.0"))
+    assert base.files["fakedep/__init__.py"] == hashlib.sha256(b"X = 1\n").hexdigest()
+    assert dict(base.dependencies) == {"fakedep": "1.0"}
+    changed = tree("b", "1.0")
+    (changed / "fakedep" / "__init__.py").write_bytes(b"X = 2\n")
+    compiled = tree("c", "1.0")
+    (compiled / "fakedep" / "__pycache__").mkdir()
+    (compiled / "fakedep" / "__pycache__" / "__init__.cpython-311.pyc").write_bytes(b"\0")
+    added = tree("d", "1.0")
+    (added / "fakedep" / "extra.py").write_bytes(b"")
+    hook = tree("e", "1.0")
+    (hook / "zz-startup.pth").write_text("import os\n")
+    newer = tree("f", "1.1")
+    digests = [tree_manifest(t).digest for t in (changed, compiled, added, hook, newer)]
+    assert len({base.digest, *digests}) == 6
+
+
+def test_the_python_version_is_in_the_digest(tmp_path: Path) -> None:
+    def tree(name: str, version: str | None) -> Path:
+        venv = tmp_path / name
+        root = site_packages(venv_site_packages(venv), requires=[], versions={})
+        if version is not None:
+            write_pyvenv(venv, version)
+        return root
+
+    one, two, none = tree("a", "3.11.7"), tree("b", "3.11.9"), tree("c", None)
+    assert tree_manifest(one).python == "3.11.7"
+    assert tree_manifest(none).python is None
+    assert len({tree_manifest(t).digest for t in (one, two, none)}) == 3
+    assert current_manifest().python == platform.python_version()
+
+
+def test_dependencies_are_followed_through_the_server_extra_and_transitively(
+    tmp_path: Path,
+) -> None:
+    requires = [
+        "PyYAML>=6.0",
+        "Flask_Login[x]>=1; python_version >= '3'",
+        'web>=1; extra == "server"',
+        'pytest>=8; extra == "test"',
+        "windows-only; sys_platform == 'win32'",
+        "legacy; python_version < '3.0'",
+        "absent>=1",
+        "later>=1; python_full_version >= '3.8.1'",
+    ]
+    write_pyvenv(tmp_path / "venv", "3.11.7")
+    tree = site_packages(
+        venv_site_packages(tmp_path / "venv"),
+        requires=requires,
+        versions={"pyyaml": "6.0.1", "flask-login": "0.6", "legacy": "1.0"},
+    )
+    dist_info(tree, "web", "2.0", ["inner>=1", 'plugin; extra == "fast"'])
+    dist_info(tree, "inner", "3.0")
+    assert dict(tree_manifest(tree).dependencies) == {
+        "absent": None,  # required and missing: named, so the digest says so
+        "flask-login": "0.6",
+        "inner": "3.0",
+        "later": None,
+        "pyyaml": "6.0.1",
+        "web": "2.0",
+    }  # not: pytest (another extra), windows-only (not installed), legacy (for Python 2)
+
+
+def test_code_loaded_from_outside_the_manifest_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module of the manifest's packages whose source, or whose bytecode (a
+    ``PYTHONPYCACHEPREFIX`` elsewhere), is not a listed file: the build cannot say what runs."""
+    manifest = current_manifest()
+    assert manifest_module.unmanifested(manifest, {"service"}, dict(sys.modules)) == []
+    elsewhere = tmp_path / "render.py"
+    elsewhere.write_text("")
+    shadow = types.ModuleType("service.shadow")
+    shadow.__file__ = str(elsewhere)
+    cached = tmp_path / "prefix" / "render.cpython-311.pyc"
+    cached.parent.mkdir()
+    cached.write_bytes(b"\0")
+    redirected = types.ModuleType("flask.redirected")
+    redirected.__file__ = str(installed_root() / "service" / "__init__.py")
+    redirected.__cached__ = str(cached)  # type: ignore[attr-defined]
+    loaded = {"service.shadow": shadow, "flask.redirected": redirected}
+    problems = manifest_module.unmanifested(manifest, {"service", "flask"}, loaded)
+    assert problems == [
+        f"flask.redirected ran from {cached}",
+        f"service.shadow ran from {elsewhere}",
+    ]
+    monkeypatch.setitem(sys.modules, "service.shadow", shadow)
+    with pytest.raises(ManifestError, match=r"not the manifested code: service\.shadow ran from"):
+        manifest_module.installed_manifest()
+
+
 def test_ruleset_is_read_from_the_tree(tmp_path: Path) -> None:
     tree = site_packages(tmp_path)
     path = tree / "service" / "game" / "ruleset.py"
@@ -86,33 +291,6 @@ def test_ruleset_is_read_from_the_tree(tmp_path: Path) -> None:
     path.write_text("RULESET = compute()\n")
     with pytest.raises(ManifestError, match="RULESET_NAME"):
         tree_manifest(tree)
-
-
-def test_dependencies(tmp_path: Path) -> None:
-    requires = [
-        "PyYAML>=6.0",
-        "Flask_Login[x]>=1; python_version >= '3'",
-        'pytest>=8; extra == "test"',
-        "absent>=1",
-    ]
-    tree = site_packages(
-        tmp_path, requires=requires, versions={"pyyaml": "6.0.1", "flask-login": "0.6"}
-    )
-    assert dict(tree_manifest(tree).dependencies) == {
-        "absent": None,
-        "flask-login": "0.6",
-        "pyyaml": "6.0.1",
-    }
-
-
-def test_dependency_version_moves_the_digest(tmp_path: Path) -> None:
-    one = tree_manifest(
-        site_packages(tmp_path / "a", requires=["orjson"], versions={"orjson": "3.9"})
-    )
-    two = tree_manifest(
-        site_packages(tmp_path / "b", requires=["orjson"], versions={"orjson": "3.10"})
-    )
-    assert one.files == two.files and one.digest != two.digest
 
 
 def test_unusable_trees(tmp_path: Path) -> None:

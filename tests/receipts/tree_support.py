@@ -1,29 +1,48 @@
-"""A throwaway ``site-packages``: a copy of the ``service`` package beside ``*.dist-info``
-metadata, the layout an image holds (a module of its own, see ``receipt_keys``)."""
+"""Throwaway trees for the build manifest: a bare ``site-packages`` (a copy of the ``service``
+package beside hand-written ``*.dist-info`` metadata) and a whole copy of this installation in
+the layout an image holds (``<venv>/lib/pythonX.Y/site-packages`` and the ``pyvenv.cfg``)."""
 
 from __future__ import annotations
 
+import platform
 import shutil
+import sys
 from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 
-from service.integrity import installed_root
+from service.integrity import installed_root, running_manifest
 
 
-def dist_info(root: Path, name: str, version: str, requires: Iterable[str] = ()) -> None:
+def dist_info(
+    root: Path,
+    name: str,
+    version: str,
+    requires: Iterable[str] = (),
+    files: Mapping[str, bytes] | None = None,
+) -> None:
+    """Metadata for ``name`` in ``root``; with ``files``, those files too, and a RECORD naming
+    them (hashes left out: the manifest hashes the files themselves)."""
     folder = root / f"{name.replace('-', '_')}-{version}.dist-info"
     folder.mkdir()
     lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     lines += [f"Requires-Dist: {r}" for r in requires]
     (folder / "METADATA").write_text("\n".join(lines) + "\n")
+    if files is not None:
+        for relative, data in files.items():
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_bytes(data)
+        record = [f"{relative},," for relative in files]
+        record += [f"{folder.name}/METADATA,,", f"{folder.name}/RECORD,,"]
+        (folder / "RECORD").write_text("\n".join(record) + "\n")
 
 
 def site_packages(
     root: Path, *, requires: Iterable[str] | None = None, versions: Mapping[str, str] | None = None
 ) -> Path:
-    """``root`` holding a copy of the running ``service`` package and metadata: by default the
-    installed distribution's requirements and the installed versions of its dependencies."""
+    """``root`` holding a copy of the running ``service`` package (sources only) and metadata:
+    by default the installed distribution's requirements and the installed versions of its
+    dependencies, as bare metadata (no files of theirs)."""
     shutil.copytree(
         installed_root() / "service",
         root / "service",
@@ -41,4 +60,31 @@ def site_packages(
             versions[name] = metadata.version(name)
     for name, version in versions.items():
         dist_info(root, name, version)
+    return root
+
+
+def venv_site_packages(venv: Path) -> Path:
+    """Where a virtual environment at ``venv`` keeps its packages (this interpreter's layout)."""
+    return venv / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+
+
+def write_pyvenv(venv: Path, version: str | None = None) -> None:
+    venv.mkdir(parents=True, exist_ok=True)
+    (venv / "pyvenv.cfg").write_text(
+        f"home = /usr/local/bin\ninclude-system-site-packages = false\n"
+        f"version = {version or platform.python_version()}\n"
+    )
+
+
+def installed_tree(venv: Path) -> Path:
+    """Every file the running manifest lists, copied byte for byte (times kept) to where an
+    image holds it under the virtual environment ``venv``, with its ``pyvenv.cfg``: the tree
+    an auditor copies out of an image. Returns its ``site-packages``."""
+    root = venv_site_packages(venv)
+    root.mkdir(parents=True)
+    write_pyvenv(venv)
+    for path, key in running_manifest(installed_root()).located.items():
+        target = root / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
     return root
