@@ -72,6 +72,8 @@ def _unbuilt(path: str, body: Any) -> Any:
     manifest = body.get("manifest")
     if manifest is not None:
         assert all(DIGEST.match(digest) for digest in manifest["files"].values())
+        assert re.fullmatch(r"\d+\.\d+\.\d+\S*", manifest["python"]), manifest["python"]
+        manifest["python"] = "<python>"
         manifest["files"] = sorted(manifest["files"])
         manifest["dependencies"] = sorted(manifest["dependencies"])
     return body

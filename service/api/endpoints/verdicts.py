@@ -131,8 +131,9 @@ class BuildSchema(BaseSchema):
     build = fields.String(required=True, metadata={"description": "SHA-256 of the manifest."})
     manifest = fields.Dict(
         required=True,
-        metadata={"description": "The canonical manifest: every file of the installed package "
-                  "with its SHA-256, the runtime dependencies' versions, the ruleset."},
+        metadata={"description": "The canonical manifest: every file that can run (the package, "
+                  "its bytecode, gunicorn.conf.py, the runtime dependencies' files) with its "
+                  "SHA-256, the dependencies' versions, the Python version, the ruleset."},
     )  # fmt: skip
 
 
@@ -156,7 +157,25 @@ BUILD_ANSWERS = {
         "ruleset": "classic/1",
         "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
         "manifest": {
-            "dependencies": {"cryptography": "50.0.2", "orjson": "3.13.0"},
+            "dependencies": {
+                "apispec": "6.10.1",
+                "blinker": "1.9.0",
+                "cffi": "2.1.1",
+                "click": "8.5.1",
+                "cryptography": "50.0.2",
+                "flask": "3.1.3",
+                "gunicorn": "27.0.1",
+                "itsdangerous": "2.2.0",
+                "jinja2": "3.1.6",
+                "markupsafe": "3.0.4",
+                "marshmallow": "4.4.0",
+                "orjson": "3.13.0",
+                "packaging": "23.2",
+                "prometheus-client": "0.26.0",
+                "pycparser": "3.12",
+                "pyyaml": "6.0.4",
+                "werkzeug": "3.1.9",
+            },
             "files": {
                 "service/__init__.py": (
                     "5347c57fd0bd9ceeee2f03791f16d619068cb6e546b07bd17598be5df3aabbeb"
@@ -168,14 +187,16 @@ BUILD_ANSWERS = {
                     "217fe2e201160099835fdef2d12c037139836d67b440bf3ee87ff58569af849e"
                 ),
             },
-            "format": "quart-bezique-manifest/1",
+            "format": "quart-bezique-manifest/2",
+            "python": "3.11.7",
             "ruleset": "classic/1",
             "version": "1.0.0",
         },
     }
 }
-"""The service's answer, its manifest cut to three of its files. The digests name the build this
-was taken from: the test compares their form, and every other value exactly."""
+"""The service's answer, its manifest cut to three of its files. The digests and the Python
+version name the build this was taken from: the test compares their form, every other value
+exactly."""
 
 BUILD = Operation(
     operation_id="build",
