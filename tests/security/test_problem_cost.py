@@ -10,6 +10,7 @@ tried once and no text handed to it holds the path.
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -187,3 +188,37 @@ def test_the_request_never_reaches_the_pattern_translator(
     assert clipped(path) in doc["detail"]
     assert ru.attempts == before
     assert not [text for text in handed if tail in text]
+
+
+KEY = "a variation selector U+1 after x: " + "ten: " * 200
+"""A key the client wrote, shaped like nested messages."""
+BODIES = [
+    (orjson.dumps({"cards": ["KS", "QS", "JS", "JC"], KEY: 1}), 422, ("/" + KEY)[:299] + "…"),
+    (
+        b'{"cards": [], "%s": 1, "%s": 2}' % (KEY.encode(), KEY.encode()),
+        400,
+        json.dumps(KEY[:39] + "…"),
+    ),
+]
+"""Each body, its status, and the key as its detail quotes it: a pointer clipped to 300
+characters; the key itself clipped to 40, as JSON."""
+
+
+@pytest.mark.parametrize(("body", "status", "shown"), BODIES, ids=["unknown-key", "repeated-key"])
+def test_a_key_the_client_wrote_never_reaches_the_pattern_translator(
+    app: Flask, handed: list[str], body: bytes, status: int, shown: str
+) -> None:
+    """The detail quotes the key (a pointer to it, or the key itself) clipped; the Russian detail
+    quotes it the same way, and no text holding it was parsed."""
+    ru = translator(RUSSIAN)
+    client: FlaskClient = app.test_client()
+    english = client.post("/v1/hands/score", data=body, content_type="application/json")
+    before = ru.attempts
+    russian = client.post("/v1/hands/score", data=body, content_type="application/json",
+                          headers={"Accept-Language": "ru"})  # fmt: skip
+    assert russian.status_code == english.status_code == status
+    en, doc = orjson.loads(english.get_data()), orjson.loads(russian.get_data())
+    assert doc["code"] == en["code"]
+    assert shown in en["detail"] and shown in doc["detail"] and doc["detail"] != en["detail"]
+    assert ru.attempts == before
+    assert not [text for text in handed if "variation selector" in text]
