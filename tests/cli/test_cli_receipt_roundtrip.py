@@ -21,10 +21,8 @@ import base64
 import hashlib
 import http.client
 import json
-import shutil
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +33,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
 from service.cli import ExitCode
-from service.integrity import installed_root
 from tests.api.api_support import start_server
 from tests.cli.cli_support import run
+from tests.receipts.tree_support import installed_tree
 
 ENDPOINT: Final = "/v1/hands/score"
 REQUEST: Final = b'{"cards":["KS","QS","JS","JC"],"trump":"S"}'
@@ -88,8 +86,11 @@ def _get(conn: http.client.HTTPConnection, path: str) -> bytes:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Served:
     """One verdict fetched from a real server, which is then stopped."""
     directory = tmp_path_factory.mktemp("roundtrip")
-    installed = _as_installed(directory / "site-packages")
-    server = start_server(directory, SIGNING_KEY_FILE=str(_signing_key(directory)))
+    # Every file the manifest lists, laid out as an image's venv (tests/receipts/tree_support.py);
+    # the server writes no bytecode meanwhile, which would be files the copy lacks.
+    installed = installed_tree(directory / "venv")
+    key = str(_signing_key(directory))
+    server = start_server(directory, SIGNING_KEY_FILE=key, PYTHONDONTWRITEBYTECODE="1")
     try:
         conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
         conn.request("POST", ENDPOINT, body=REQUEST, headers={"Content-Type": "application/json"})
@@ -393,26 +394,6 @@ def test_a_record_that_no_longer_parses_gives_no_verdict(
 
 
 # ------------------------------------------------------------------------------ the build
-
-
-def _as_installed(destination: Path) -> Path:
-    """A directory laid out as an image's site-packages: ``service/`` beside the ``*.dist-info``
-    of this distribution and of its dependencies.
-
-    A regular install has that already (``installed_root()`` is site-packages). An editable one,
-    as in a development checkout, keeps the package in the checkout and the metadata in the
-    environment's site-packages: both are copied side by side, byte for byte."""
-    root = installed_root()
-    if any(root.glob("quart_bezique-*.dist-info")):
-        return root
-    shutil.copytree(
-        root / "service",
-        destination / "service",
-        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo"),
-    )
-    for metadata in Path(sysconfig.get_paths()["purelib"]).glob("*.dist-info"):
-        shutil.copytree(metadata, destination / metadata.name)
-    return destination
 
 
 def test_the_served_build_is_the_digest_recomputed_from_the_installed_files(
