@@ -171,3 +171,44 @@ def test_options_lists_the_methods(client: FlaskClient) -> None:
     response = client.options(SCORE)
     assert response.status_code == 200
     assert set(response.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+
+
+ENGLISH_DETAILS = [
+    ("DELETE", SCORE, {}, "DELETE is not allowed on /v1/hands/score; allowed: OPTIONS, POST"),
+    ("GET", "/v1/nowhere", {}, "no resource at /v1/nowhere"),
+    ("GET", "/V1/RULES", {}, "no resource at /V1/RULES; did you mean /v1/rules?"),
+    ("POST", SCORE, {"data": HAND, "content_type": "text/plain"},
+     "the body must be sent as application/json; it was sent as text/plain"),
+    ("POST", SCORE, {"data": HAND},
+     "the body must be sent as application/json; no Content-Type header was sent"),
+    ("POST", SCORE, {"data": b'{"cards": 1, "cards": 2}', "content_type": "application/json"},
+     'the body repeats the key "cards" in one object'),
+    ("POST", SCORE, {"json": {"cards": ["KS"], "x": 1}},
+     "/cards: a hand holds exactly 4 cards, got 1 (and 1 more)"),
+    ("POST", SCORE, {"json": []}, "the body: Invalid input type."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("method", "path", "kwargs", "detail"), ENGLISH_DETAILS)
+def test_a_detail_made_of_a_template_and_values_reads_as_before(
+    client: FlaskClient, method: str, path: str, kwargs: dict[str, object], detail: str
+) -> None:
+    """Details that quote the request are kept as a template and its values: the English text
+    is the template filled in, exactly as the finished text was before."""
+    response = client.open(path, method=method, **kwargs)  # type: ignore[arg-type]
+    assert response.status_code >= 400
+    assert response.get_json()["detail"] == detail
+
+
+def test_a_long_path_or_content_type_is_quoted_clipped(client: FlaskClient) -> None:
+    """The 405 quotes the path clipped to 200 characters as the 404 does; the 415 its
+    Content-Type clipped to 300: a 4 KB request line is not echoed whole."""
+    path = "/docs/static/" + "ten: " * 700
+    shown = path[:199] + "…"
+    doc = problem(client.post(path), 405, "METHOD_NOT_ALLOWED")
+    assert doc["detail"] == f"POST is not allowed on {shown}; allowed: GET, HEAD, OPTIONS"
+    doc = problem(client.get(path), 404, "NOT_FOUND")
+    assert doc["detail"] == f"no resource at {shown}"
+    media = "text/" + "x" * 1000
+    doc = problem(client.post(SCORE, data=HAND, content_type=media), 415)
+    assert doc["detail"].endswith(f"it was sent as {media[:299]}…")
