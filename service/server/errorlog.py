@@ -192,7 +192,7 @@ class LineQueue:
     def _reset(self) -> None:
         """Empty, with fresh locks: at creation and in a forked child (the parent's lines are the
         parent's to write, and its writer thread does not exist here)."""
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # the master logs from signal handlers, maybe inside put
         self._written = threading.Condition(self._lock)
         self._work = threading.Condition(self._lock)
         self._lines: deque[bytes] = deque()
