@@ -104,6 +104,14 @@ def _request_problem(request: Any) -> dict[str, Any] | None:
     return None
 
 
+COVERS = (
+    "every file that can run: service/ with its bytecode, gunicorn.conf.py beside it, the runtime "
+    "dependencies' files, versions and start-up hooks, and the Python version (pyvenv.cfg of the "
+    "venv holding the tree: copy the whole venv); --manifest lists them"
+)
+"""What the build digest covers (``service.integrity.manifest``, docs/verification.md)."""
+
+
 def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
     """The digest of this installation (``root`` None) or of the tree at ``root``; with
     ``expect``, exit 1 when it differs."""
@@ -117,13 +125,16 @@ def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
         "version": manifest.version,
         "ruleset": manifest.ruleset,
         "files": len(manifest.files),
+        "dependencies": len(manifest.dependencies),
+        "python": manifest.python,
         "root": str(installed_root() if root is None else root),
+        "covers": COVERS,
     }
     matches = expect is None or expect.lower() == digest
     if expect is not None:
         payload["expected"] = expect
         payload["matches"] = matches
-    details = [f"  {name:<9} {value}" for name, value in payload.items() if name != "digest"]
+    details = [f"  {name:<12} {value}" for name, value in payload.items() if name != "digest"]
     return Outcome(
         payload, "\n".join([digest, *details]), ExitCode.OK if matches else ExitCode.REFUSED
     )

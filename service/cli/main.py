@@ -106,8 +106,14 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument("--ruleset", help="refuse receipts of another ruleset")
     verify.add_argument("--build", help="refuse receipts of another build digest")
 
-    build = command("build-digest", "the build digest of this installation or of a tree")
-    build.add_argument("--root", type=Path, help="a directory holding service/ and *.dist-info")
+    build = command(
+        "build-digest",
+        "the build digest of this installation or of a tree: every file that can run (sources, "
+        "bytecode, gunicorn.conf.py, the dependencies' files) and the Python version",
+    )
+    build.add_argument(
+        "--root", type=Path, help="a site-packages holding service/ and *.dist-info, in its venv"
+    )
     build.add_argument("--manifest", action="store_true", help="print the canonical manifest")
     build.add_argument("--expect", help="exit 1 unless the digest is this one")
 

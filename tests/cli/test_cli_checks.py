@@ -18,6 +18,7 @@ from flask.testing import FlaskClient
 from service.api.app import create_app
 from service.api.config import Config
 from service.cli import ExitCode
+from service.cli.checks import COVERS
 from service.integrity import build_digest, current_manifest, installed_root
 from service.receipts import Keyring, Signer, SigningKey, request_digest
 from tests.cli.cli_support import run
@@ -197,7 +198,10 @@ def test_build_digest_of_this_installation(capsys: pytest.CaptureFixture[str]) -
         "version": current_manifest().version,
         "ruleset": "classic/1",
         "files": len(current_manifest().files),
+        "dependencies": len(current_manifest().dependencies),
+        "python": current_manifest().python,
         "root": str(installed_root()),
+        "covers": COVERS,
     }
 
 
