@@ -62,6 +62,7 @@ from typing import Any
 
 import gunicorn.http.wsgi  # type: ignore[import-untyped]
 
+from service.api.envelope import sink as audit_sink
 from service.server import drain
 from service.server.limits import ConnectionLimits, LimitError
 
@@ -197,20 +198,57 @@ def child_exit(server: Any, worker: Any) -> None:
     multiprocess.mark_process_dead(worker.pid, metrics_dir)  # type: ignore[no-untyped-call]
 
 
+audit_stop_reports = audit_sink.stop_reports()  # made before the fork: workers report through it
+
+
 def worker_exit(server: Any, worker: Any) -> None:
     """In the worker, as it stops: add its last tallies to the metrics files (they are otherwise
-    flushed about once a second) and write the audit lines still buffered (at most 5 s)."""
+    flushed about once a second) and write the audit lines still buffered, within the exit budget
+    (``audit_sink.exit_budget``: half of the graceful timeout). Lines it could not write are
+    logged, reported to the master and make the worker exit non-zero (``audit_sink.EXIT_STATUS``).
+    (gunicorn also calls this hook in the master for a worker found gone: nothing to do there.)"""
     state = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("quart_bezique")
-    if state is not None:
-        state.observer.metrics.flush()
-        flush = getattr(state.observer.sink, "flush", None)
-        if flush is not None:  # the audit lines this worker took and has not written yet
-            flush(5.0)
+    if state is None or worker.pid != os.getpid():
+        return
+    state.observer.metrics.flush()
+    sink = state.observer.sink
+    if not isinstance(sink, audit_sink.AuditSink):
+        return
+    budget = audit_sink.exit_budget(server.cfg.graceful_timeout)
+    if sink.pending and not sink.flush(min(budget, 0.05)):  # a slow reader: tell the master first
+        audit_stop_reports.report(worker.pid, "pending", sink.pending)
+        lost = sink.close(budget)
+        audit_stop_reports.report(worker.pid, "lost" if lost else "written", lost)
+    else:
+        lost = sink.close(0)  # nothing waiting; lines lost earlier (stdout gone) still count
+        if lost:
+            audit_stop_reports.report(worker.pid, "lost", lost)
+    if lost:
+        server.log.error(
+            "audit: %d audit lines taken by worker %d were not written within %.1f s: lost",
+            lost,
+            worker.pid,
+            budget,
+        )
+        raise SystemExit(audit_sink.EXIT_STATUS)
 
 
 def on_exit(server: Any) -> None:
-    """Remove the metrics directory this master created (a named one is left in place)."""
+    """Remove the metrics directory this master created (a named one is left in place). Exit
+    non-zero (``audit_sink.EXIT_STATUS``), not 0, if a worker lost audit lines or had to be killed
+    at the graceful timeout (gunicorn itself only logs a worker's status and exits 0)."""
     _remove_own_metrics_dir()
+    lost, workers = audit_stop_reports.collect()
+    killed = len(getattr(server, "WORKERS", {}))
+    if lost:
+        server.log.error("audit: %d audit lines lost by %d stopping workers", lost, workers)
+    if killed:
+        server.log.error(
+            "audit: %d workers killed at the graceful timeout; audit lines they held are lost",
+            killed,
+        )
+    if lost or killed:
+        raise SystemExit(audit_sink.EXIT_STATUS)
 
 
 def when_ready(server: Any) -> None:

@@ -24,7 +24,8 @@ from service.api.config import Config
 from service.api.contract.schemas import request_schemas
 from service.api.endpoints import health as meta
 from service.api.endpoints.endpoint import Resources, serve
-from service.api.envelope.sink import CHUNK, AuditSink
+from service.api.envelope import sink as sink_module
+from service.api.envelope.sink import CHUNK, AuditSink, StopReports
 from tests.api.api_support import ok, problem
 
 HANG_GUARD = 30.0
@@ -357,3 +358,101 @@ def test_a_non_blocking_descriptor_is_waited_on_not_lost(pipe: Pipe) -> None:
     assert sink.write_errors == 0 and sink.lost == 0 and not sink.ready()
     pipe.start_reading()
     assert pipe.read_all() == b"".join(taken)
+
+
+# --- a stopping worker: a buffer sized to what can be written in time, and an honest count ------
+
+
+def test_the_default_capacity_is_what_the_slowest_reader_writes_in_the_exit_budget() -> None:
+    env = {"GUNICORN_GRACEFUL_TIMEOUT": "20", "AUDIT_MIN_DRAIN_RATE": "8192"}
+    assert sink_module.exit_budget(20) == 10.0
+    assert sink_module.default_capacity(env) == 10 * 8192
+    assert sink_module.default_capacity({}) == sink_module.default_capacity(env)  # the defaults
+    assert sink_module.default_capacity({"GUNICORN_GRACEFUL_TIMEOUT": "4"}) == 2 * 8192
+    assert sink_module.default_capacity({"AUDIT_MIN_DRAIN_RATE": "1"}) == CHUNK  # at least one
+    for bad in ("x", "0", "-5"):
+        with pytest.raises(ValueError, match="AUDIT_MIN_DRAIN_RATE"):
+            sink_module.default_capacity({"AUDIT_MIN_DRAIN_RATE": bad})
+    sink = AuditSink(os.open(os.devnull, os.O_WRONLY))
+    try:
+        assert sink.capacity == sink_module.default_capacity()
+    finally:
+        os.close(sink.fd)
+
+
+def test_close_counts_what_a_stalled_reader_never_got(pipe: Pipe) -> None:
+    sink = pipe.sink(capacity=16_384, wait=0.0)
+    taken = fill(sink)
+    held = sink.pending
+    assert held > 0 and sink.queued > 0
+    counts: list[int] = []
+
+    def close() -> bool:
+        counts.append(sink.close(0.05))  # bounded: gives up after its budget
+        return True
+
+    returns(close)
+    lost = counts[0]
+    assert not sink(b"after close\n") and not sink.ready()
+    pipe.start_reading()
+    received = pipe.read_all()
+    assert sink.queued == 0
+    written = received.count(b"\n")
+    # Each line is written whole or not at all; the count covers every line not written (and
+    # the chunk being written as the sink closed, which may or may not have got through).
+    assert received == b"".join(taken[:written])
+    assert 0 < len(taken) - written <= lost <= held
+    assert b"after close" not in received
+
+
+def test_close_with_everything_written_reports_nothing(pipe: Pipe) -> None:
+    sink = pipe.sink()
+    pipe.start_reading()
+    assert all(sink(line) for line in lines(500))
+    assert sink.close(HANG_GUARD) == 0
+    assert sink.pending == 0 and not sink(b"late\n")
+
+
+def test_a_closed_sink_is_not_flushed_again_at_interpreter_exit() -> None:
+    script = (
+        "import os\n"
+        "from service.api.envelope.sink import AuditSink\n"
+        "r, w = os.pipe()\n"  # nobody reads: the pipe fills and the rest waits in the buffer
+        "sink = AuditSink(w, capacity=1 << 20)\n"
+        "assert all(sink(b'%06d\\n' % i) for i in range(20000))\n"
+        "print(sink.close(0.1) > 0, flush=True)\n"
+        "os.close(r)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, timeout=HANG_GUARD, check=True
+    )
+    assert done.stdout == b"True\n"  # and no second wait of EXIT_FLUSH_SECONDS on a dead pipe
+    assert b"not written at exit" not in done.stderr
+
+
+def test_stop_reports_count_lost_lines_and_workers_killed_while_writing() -> None:
+    reports = StopReports()
+    assert reports.collect() == (0, 0)
+    reports.report(101, "pending", 40)
+    reports.report(101, "written", 0)  # flushed in time: nothing lost
+    reports.report(102, "pending", 30)
+    reports.report(102, "lost", 12)
+    reports.report(103, "lost", 5)  # lines lost earlier (stdout gone)
+    assert reports.collect() == (17, 2)
+    reports.report(104, "pending", 9)  # never concluded: killed while writing
+    assert reports.collect() == (26, 3)
+    reports.report(104, "pending", 4)  # the pid reused by a later worker: the first one's lost
+    reports.report(104, "written", 0)
+    assert reports.collect() == (26, 3)
+
+
+def test_stop_reports_are_shared_with_forked_workers() -> None:
+    reports = StopReports()
+
+    def child() -> bool:
+        reports.report(os.getpid(), "lost", 7)
+        return True
+
+    fork_and_check(child)
+    assert reports.collect() == (7, 1)
+    assert sink_module.stop_reports() is sink_module.stop_reports()
