@@ -7,6 +7,9 @@
 | WEB_CONCURRENCY           | number of CPUs | worker processes (the work is CPU-bound)      |
 | GUNICORN_WORKER_CLASS     | head-first     | the worker class (below); gthread, sync: stock |
 | GUNICORN_THREADS          | 2              | threads per gthread worker                    |
+| GUNICORN_WORKER_CONNECTIONS | 1000         | connections one worker holds (beyond: the     |
+|                           |                | longest idle are shed; at most half the       |
+|                           |                | descriptor limit)                             |
 | GUNICORN_TIMEOUT          | 30             | seconds before a silent worker is replaced    |
 | GUNICORN_GRACEFUL_TIMEOUT | 20             | seconds in-flight requests get after SIGTERM  |
 | GUNICORN_DRAIN_SECONDS    | 5              | seconds still serving, /readyz 503, after the |
@@ -93,6 +96,7 @@ HEAD_FIRST = "service.server.worker.HeadFirstWorker"
 _worker = os.environ.get("GUNICORN_WORKER_CLASS", "").strip()
 worker_class = HEAD_FIRST if _worker in ("", "head-first") else _worker
 threads = _int("GUNICORN_THREADS", 2)
+worker_connections = _int("GUNICORN_WORKER_CONNECTIONS", 1000)
 timeout = _int("GUNICORN_TIMEOUT", 30)
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 20)
 keepalive = _int("GUNICORN_KEEPALIVE", 5)
@@ -270,3 +274,7 @@ def post_worker_init(worker: Any) -> None:
 
     signal.signal(signal.SIGTERM, draining)
     drain.watch_in_worker(mark_draining)
+    state = getattr(getattr(worker, "wsgi", None), "extensions", {}).get("quart_bezique")
+    if state is not None and hasattr(worker, "refuses_unread"):
+        # The head-first worker sends 100 Continue only for a request the app will read.
+        worker.refuses_unread = state.observer.refuses_unread
