@@ -20,12 +20,21 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_NO_INPUT=1
 WORKDIR /src
 RUN python3 -m venv /opt/venv
-COPY pyproject.toml constraints.txt README.md ./
+COPY pyproject.toml constraints.txt README.md gunicorn.conf.py ./
 COPY service ./service
 # Versions are pinned by constraints.txt. pip itself is not needed at run time: it leaves the venv.
-RUN /opt/venv/bin/python -m pip install --no-cache-dir -c constraints.txt '.[server]' \
+# Bytecode is compiled once, here, deliberately: pip compiles nothing (--no-compile), then every
+# module of site-packages is compiled in unchecked-hash mode, so the interpreter runs exactly these
+# .pyc files (it never compares them with the sources, or with file times a copy may lose) and
+# the build manifest hashes them with everything else (docs/verification.md, "What the digest
+# covers"). A copy of gunicorn.conf.py beside the package puts the configuration in the manifest
+# an auditor recomputes from site-packages; the one gunicorn runs (/app) must have the same bytes.
+RUN /opt/venv/bin/python -m pip install --no-cache-dir --no-compile -c constraints.txt '.[server]' \
     && /opt/venv/bin/python -m pip uninstall --yes --quiet pip setuptools wheel \
-    && /opt/venv/bin/python -c "import gunicorn, service"
+    && SITE="$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
+    && /opt/venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash "$SITE" \
+    && cp gunicorn.conf.py "$SITE/gunicorn.conf.py" \
+    && PYTHONDONTWRITEBYTECODE=1 /opt/venv/bin/python -c "import gunicorn, service"
 
 # -------------------------------------------------------------- runtime stage
 # The base image plus the virtual environment and the gunicorn configuration, nothing else:

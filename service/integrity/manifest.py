@@ -16,7 +16,6 @@ import ast
 import hashlib
 import json
 import os
-import platform
 import re
 import sys
 from collections.abc import Iterable, Mapping
@@ -172,7 +171,13 @@ def python_of(root: Path) -> str | None:
         key, sep, value = line.partition("=")
         if sep:
             values[key.strip()] = value.strip()
-    return values.get("version_info") or values.get("version") or None
+    version = values.get("version") or values.get("version_info")  # virtualenv: 3.11.7.final.0
+    return ".".join(version.split(".")[:3]) if version else None
+
+
+def running_python() -> str:
+    """This interpreter's version as ``pyvenv.cfg`` says it (``3.11.7``)."""
+    return "{}.{}.{}".format(*sys.version_info[:3])
 
 
 _PYTHON_MARKER: Final = re.compile(
@@ -401,14 +406,14 @@ def installed_root() -> Path:
 def running_manifest(root: Path) -> Manifest:
     """The manifest of the code at ``root`` and of the dependencies this process imports, with
     the gunicorn configuration it executed; not checked against what is loaded."""
-    return _describe(root, None, _running_config(root), platform.python_version()).manifest
+    return _describe(root, None, _running_config(root), running_python()).manifest
 
 
 def installed_manifest() -> Manifest:
     """The manifest of the running code; ``ManifestError`` when a module of the manifest's
     packages (or gunicorn's configuration) was loaded from a file the manifest does not list."""
     root = installed_root()
-    described = _describe(root, None, _running_config(root), platform.python_version())
+    described = _describe(root, None, _running_config(root), running_python())
     problems = unmanifested(described.manifest, described.modules, dict(sys.modules))
     if problems:
         raise ManifestError(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -80,19 +81,29 @@ def served_build(base_url: str) -> str:
 
 @pytest.fixture(scope="module")
 def site_packages(image: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The image's ``site-packages``, copied to the host from a created, never started
-    container: the files themselves, not anything a process of the image says about them."""
+    """The image's virtual environment, copied to the host from a created, never started
+    container (the files themselves, not anything a process of the image says about them):
+    its ``site-packages``, inside the copy of the venv whose ``pyvenv.cfg`` and ``bin/`` the
+    manifest covers too."""
     destination = tmp_path_factory.mktemp("image")
     name = f"qb-build-digest-{os.getpid()}"
     docker("create", "--name", name, image)
     try:
-        docker("cp", f"{name}:{VENV}/lib", str(destination / "lib"))
+        docker("cp", f"{name}:{VENV}", str(destination / "venv"))
     finally:
         docker("rm", name)
-    (found,) = (destination / "lib").glob("python3.*/site-packages")
+    (found,) = (destination / "venv" / "lib").glob("python3.*/site-packages")
     assert (found / "service" / "__init__.py").is_file()
+    assert (destination / "venv" / "pyvenv.cfg").is_file()
     assert list(found.glob("quart_bezique-*.dist-info")), "a regular install: metadata beside it"
     return found
+
+
+def _copy(site_packages: Path, tmp_path: Path) -> Path:
+    """A copy of the whole venv (symlinks kept); its ``site-packages``."""
+    venv = site_packages.parents[2]
+    shutil.copytree(venv, tmp_path / "venv", symlinks=True)
+    return tmp_path / "venv" / site_packages.relative_to(venv)
 
 
 def test_the_served_build_is_recomputed_on_the_host_from_the_image_files(
@@ -101,20 +112,53 @@ def test_the_served_build_is_recomputed_on_the_host_from_the_image_files(
     code, answer = cli("build-digest", "--root", str(site_packages))
     assert code == 0, answer
     assert answer["digest"] == served_build
-    assert answer["files"] > 50
+    assert answer["files"] > 500  # the package, its bytecode, the dependencies' files
+    assert answer["dependencies"] >= 9 and answer["python"], answer
     assert cli("build-digest", "--root", str(site_packages), "--expect", served_build)[0] == 0
+    # The configuration beside the package is the repository's; the one gunicorn ran from /app
+    # was hashed by the running service: equal digests say the two are the same bytes.
+    conf = site_packages / "gunicorn.conf.py"
+    assert conf.read_bytes() == (Path(__file__).parents[2] / "gunicorn.conf.py").read_bytes()
+
+
+def test_the_image_bytecode_is_compiled_unchecked_hash(site_packages: Path) -> None:
+    """The Dockerfile compiles every module itself (pip compiles nothing): hash-based bytecode
+    the interpreter runs without looking at the source or at file times."""
+    pycs = list((site_packages / "service").rglob("__pycache__/*.pyc"))
+    pycs += list((site_packages / "flask").rglob("__pycache__/*.pyc"))
+    assert len(pycs) > 50
+    flags = {int.from_bytes(p.read_bytes()[4:8], "little") for p in pycs}
+    assert flags == {0b01}, flags
 
 
 def test_a_changed_file_in_the_copy_changes_the_digest(
     served_build: str, site_packages: Path, tmp_path: Path
 ) -> None:
     """The comparison above could fail: one byte added to a rules file moves the digest."""
-    altered = tmp_path / "site-packages"
-    shutil.copytree(site_packages, altered, symlinks=True)
+    altered = _copy(site_packages, tmp_path)
+    assert cli("build-digest", "--root", str(altered), "--expect", served_build)[0] == 0
     scoring = altered / "service" / "game" / "scoring.py"
     scoring.write_bytes(scoring.read_bytes() + b"\n")
     code, answer = cli("build-digest", "--root", str(altered), "--expect", served_build)
     assert code == 1 and answer["matches"] is False
+
+
+def test_a_swapped_pyc_in_the_copy_changes_the_digest(
+    served_build: str, site_packages: Path, tmp_path: Path
+) -> None:
+    """Bytecode is what runs: another body under the same header (the source untouched) moves
+    the digest, as does a changed file of a dependency."""
+    altered = _copy(site_packages, tmp_path)
+    (pyc,) = (altered / "service" / "api" / "contract" / "__pycache__").glob("render.*.pyc")
+    data = pyc.read_bytes()
+    pyc.write_bytes(data[:16] + marshal.dumps(compile("SCORE_BONUS = 100", "render.py", "exec")))
+    code, answer = cli("build-digest", "--root", str(altered), "--expect", served_build)
+    assert code == 1 and answer["matches"] is False
+    pyc.write_bytes(data)
+    assert cli("build-digest", "--root", str(altered), "--expect", served_build)[0] == 0
+    (flask_app,) = (altered / "flask" / "__pycache__").glob("app.*.pyc")
+    flask_app.write_bytes(flask_app.read_bytes() + b"\0")
+    assert cli("build-digest", "--root", str(altered), "--expect", served_build)[0] == 1
 
 
 def test_the_image_reports_the_same_digest_for_itself(image: str, served_build: str) -> None:

@@ -10,7 +10,6 @@ import importlib.util
 import json
 import marshal
 import os
-import platform
 import py_compile
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from service.integrity import (
     tree_manifest,
 )
 from service.integrity import manifest as manifest_module
+from service.integrity.manifest import running_python
 from tests.receipts.tree_support import (
     dist_info,
     installed_tree,
@@ -76,7 +76,7 @@ def test_running_and_tree_manifests_agree(copied: Path) -> None:
     from_files = tree_manifest(copied)  # the copy's files and metadata only
     assert from_files == running
     assert from_files.digest == running.digest
-    assert running.python == platform.python_version()
+    assert running.python == running_python()
     names = set(running.files)
     assert {p.relative_to(copied).as_posix() for p in (copied / "service").rglob("*")} >= {
         n for n in names if n.startswith("service/")
@@ -99,7 +99,7 @@ def test_canonical_form_is_documented(copied: Path) -> None:
     assert data == json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
     assert list(document) == ["dependencies", "files", "format", "python", "ruleset", "version"]
     assert document["format"] == FORMAT == "quart-bezique-manifest/2"
-    assert document["python"] == platform.python_version()
+    assert document["python"] == running_python()
     assert list(document["files"]) == sorted(document["files"])
     assert document["files"]["service/__init__.py"] == sha256(copied / "service" / "__init__.py")
     assert document["files"]["flask/app.py"] == sha256(copied / "flask" / "app.py")
@@ -217,9 +217,11 @@ def test_the_python_version_is_in_the_digest(tmp_path: Path) -> None:
 
     one, two, none = tree("a", "3.11.7"), tree("b", "3.11.9"), tree("c", None)
     assert tree_manifest(one).python == "3.11.7"
+    (tmp_path / "b" / "pyvenv.cfg").write_text("version_info = 3.11.9.final.0\n")  # virtualenv
+    assert tree_manifest(two).python == "3.11.9"
     assert tree_manifest(none).python is None
     assert len({tree_manifest(t).digest for t in (one, two, none)}) == 3
-    assert current_manifest().python == platform.python_version()
+    assert current_manifest().python == running_python()
 
 
 def test_dependencies_are_followed_through_the_server_extra_and_transitively(

@@ -4,14 +4,13 @@ the layout an image holds (``<venv>/lib/pythonX.Y/site-packages`` and the ``pyve
 
 from __future__ import annotations
 
-import platform
 import shutil
 import sys
 from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 
-from service.integrity import installed_root, running_manifest
+from service.integrity.manifest import installed_root, running_manifest, running_python
 
 
 def dist_info(
@@ -72,7 +71,7 @@ def write_pyvenv(venv: Path, version: str | None = None) -> None:
     venv.mkdir(parents=True, exist_ok=True)
     (venv / "pyvenv.cfg").write_text(
         f"home = /usr/local/bin\ninclude-system-site-packages = false\n"
-        f"version = {version or platform.python_version()}\n"
+        f"version = {version or running_python()}\n"
     )
 
 
