@@ -370,6 +370,7 @@ def test_the_default_capacity_is_what_the_slowest_reader_writes_in_the_exit_budg
     assert sink_module.default_capacity({}) == sink_module.default_capacity(env)  # the defaults
     assert sink_module.default_capacity({"GUNICORN_GRACEFUL_TIMEOUT": "4"}) == 2 * 8192
     assert sink_module.default_capacity({"AUDIT_MIN_DRAIN_RATE": "1"}) == CHUNK  # at least one
+    assert sink_module.default_capacity({"GUNICORN_GRACEFUL_TIMEOUT": "0"}) == CHUNK
     for bad in ("x", "0", "-5"):
         with pytest.raises(ValueError, match="AUDIT_MIN_DRAIN_RATE"):
             sink_module.default_capacity({"AUDIT_MIN_DRAIN_RATE": bad})

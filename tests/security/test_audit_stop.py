@@ -25,8 +25,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+import yaml
 
 from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.envelope import sink
 from service.api.envelope.sink import EXIT_STATUS
 from tests.api.api_support import ROOT, free_port
 
@@ -264,3 +266,29 @@ def test_a_player_id_with_c1_controls_leaves_one_line(start: list[Server], tmp_p
     assert "\x85" in str(records["c1-path"]["path"])
     raw = bytes(server.out)
     assert b"\xc2\x85" not in raw and "\u2028".encode() not in raw
+
+
+def test_the_manifests_leave_time_to_write_every_line() -> None:
+    """A terminating pod: the preStop pause, the drain (still serving), then gunicorn's graceful
+    stop, whose master kills any worker still there at its end. A worker's share of it: its
+    in-flight requests, then at most the flush budget for its audit lines, within which the
+    stated minimum reader rate writes all its buffer can hold. All before the kubelet's SIGKILL,
+    with a second for the master's own exit."""
+    k8s = ROOT / "k8s"
+    deployment = yaml.safe_load((k8s / "deployment.yaml").read_text())
+    config = yaml.safe_load((k8s / "configmap.yaml").read_text())["data"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    pause = container["lifecycle"]["preStop"]["sleep"]["seconds"]
+    drain = int(config["GUNICORN_DRAIN_SECONDS"])
+    graceful = int(config["GUNICORN_GRACEFUL_TIMEOUT"])
+    workers = int(config["WEB_CONCURRENCY"])
+    flush = sink.exit_budget(graceful)
+    in_flight = graceful - flush
+    assert in_flight >= 5 and flush >= 5, (in_flight, flush)
+    assert pause + drain + in_flight + flush + 1 < pod["terminationGracePeriodSeconds"]
+    rate = int(config.get(sink.MIN_DRAIN_RATE_ENV, sink.MIN_DRAIN_RATE))
+    capacity = sink.default_capacity(config)
+    # Every worker's full buffer, read at the pod's stated minimum, is written within the budget.
+    assert workers * capacity <= flush * (workers * rate)
+    assert capacity >= 100 * 640  # a backlog of a hundred long lines at least

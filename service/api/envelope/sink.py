@@ -96,7 +96,7 @@ def exit_budget(graceful_timeout: float) -> float:
     return max(0.0, graceful_timeout * EXIT_SHARE)
 
 
-def _positive(env: Mapping[str, str], name: str, default: int) -> int:
+def _number(env: Mapping[str, str], name: str, default: int, low: int) -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -104,8 +104,8 @@ def _positive(env: Mapping[str, str], name: str, default: int) -> int:
         value = int(raw, 10)
     except ValueError:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value}")
+    if value < low:
+        raise ValueError(f"{name} must be at least {low}, got {value}")
     return value
 
 
@@ -114,8 +114,8 @@ def default_capacity(env: Mapping[str, str] | None = None) -> int:
     bytes/s) writes within ``exit_budget`` of the graceful timeout (``GUNICORN_GRACEFUL_TIMEOUT``),
     so that a stopping worker can always write what it holds. At least one ``CHUNK``."""
     env = os.environ if env is None else env
-    rate = _positive(env, MIN_DRAIN_RATE_ENV, MIN_DRAIN_RATE)
-    graceful = _positive(env, GRACEFUL_ENV, GRACEFUL_TIMEOUT)
+    rate = _number(env, MIN_DRAIN_RATE_ENV, MIN_DRAIN_RATE, 1)
+    graceful = _number(env, GRACEFUL_ENV, GRACEFUL_TIMEOUT, 0)
     return max(CHUNK, int(exit_budget(graceful) * rate))
 
 
