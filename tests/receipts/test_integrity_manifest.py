@@ -8,7 +8,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import marshal
 import os
 import py_compile
 import subprocess
@@ -30,30 +29,20 @@ from service.integrity import (
 from service.integrity import manifest as manifest_module
 from service.integrity.manifest import running_python
 from tests.receipts.tree_support import (
+    HONEST,
+    RENDER,
+    TAMPERED,
     dist_info,
     installed_tree,
     site_packages,
+    timestamp_pyc,
     venv_site_packages,
     write_pyvenv,
 )
 
-RENDER = Path("service/api/contract/render.py")
-HONEST = '"score": hand.score,'
-TAMPERED = '"score": hand.score + 100,'
-
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def timestamp_pyc(source: Path, text: str) -> bytes:
-    """Bytecode of ``text`` under the header of ``source`` as it is on disk (its mtime and
-    size): the interpreter runs it in place of ``source``, whatever ``source`` says."""
-    stat = source.stat()
-    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
-    header += (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
-    header += (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
-    return header + marshal.dumps(compile(text, str(source), "exec"))
 
 
 def test_installed_root_holds_the_running_package() -> None:

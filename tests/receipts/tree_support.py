@@ -4,6 +4,8 @@ the layout an image holds (``<venv>/lib/pythonX.Y/site-packages`` and the ``pyve
 
 from __future__ import annotations
 
+import importlib.util
+import marshal
 import shutil
 import sys
 from collections.abc import Iterable, Mapping
@@ -11,6 +13,20 @@ from importlib import metadata
 from pathlib import Path
 
 from service.integrity.manifest import installed_root, running_manifest, running_python
+
+RENDER = Path("service/api/contract/render.py")
+HONEST = '"score": hand.score,'
+TAMPERED = '"score": hand.score + 100,'
+
+
+def timestamp_pyc(source: Path, text: str) -> bytes:
+    """Bytecode of ``text`` under the header of ``source`` as it is on disk (its mtime and
+    size): the interpreter runs it in place of ``source``, whatever ``source`` says."""
+    stat = source.stat()
+    header = importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
+    header += (int(stat.st_mtime) & 0xFFFFFFFF).to_bytes(4, "little")
+    header += (stat.st_size & 0xFFFFFFFF).to_bytes(4, "little")
+    return header + marshal.dumps(compile(text, str(source), "exec"))
 
 
 def dist_info(
