@@ -47,13 +47,16 @@ KEY_MIN_LENGTH: Final = 16
 """Shorter strings are never redacted as configured keys (``config.py`` refuses such keys)."""
 _GONE: Final = frozenset((errno.EPIPE, errno.EBADF))
 
-_SECRET_PARAMETER = re.compile(
-    r"(?i)((?:^|[?&;\s'\"])[\w.%\-\[\]]*(?:key|token|secret|auth|passw|pwd|signature|sig)"
-    r"[\w.%\-\[\]]*=)[^&;\s'\"#]+"
-)
-"""A query (or form) parameter named like a credential, up to its ``=``; then its value."""
+_NAME = r"[\w.%\-\[\]]"
+_PARAMETER = re.compile(rf"(?<!{_NAME})({_NAME}++)=([^&;\s'\"#]+)")
+"""A query (or form) parameter: its name, then its value."""
+_SECRET_NAME = re.compile(r"key|token|secret|auth|passw|pwd|sig", re.IGNORECASE)
+"""What a parameter whose value is redacted is named like (``sig`` covers ``signature``)."""
 _CREDENTIALS = re.compile(r"(?i)\b(bearer|basic)(\s+)[A-Za-z0-9\-._~+/%]+=*")
 """An ``Authorization`` value."""
+_KEYISH = re.compile(rf"[A-Za-z0-9\-._~+/=%]{{{KEY_MIN_LENGTH},}}")
+"""A run that may hold a key (RFC 6750's alphabet, ``%`` for percent-encoding): keys are only
+looked for inside these."""
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 """Characters that end a log line, rewrite a terminal, or reorder what a reader sees."""
 _CONTROL_BUT_NEWLINE = re.compile(
@@ -66,6 +69,11 @@ _SPAN = re.compile(r"""'(?:[^'\\]|\\.)*+'|"(?:[^"\\]|\\.)*+"|\S+""")
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _redact_parameter(match: re.Match[str]) -> str:
+    name = match.group(1)
+    return f"{name}={REDACTED}" if _SECRET_NAME.search(name) else match.group()
 
 
 def _clip_span(match: re.Match[str]) -> str:
@@ -89,10 +97,15 @@ class Redactor:
         self._keys = re.compile(alternatives, re.IGNORECASE) if alternatives else None
 
     def redact(self, text: str) -> str:
-        if self._keys is not None:
-            text = self._keys.sub(REDACTED, text)
-        text = _SECRET_PARAMETER.sub(lambda m: m.group(1) + REDACTED, text)
-        return _CREDENTIALS.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+        keys = self._keys
+        if keys is not None:
+            text = _KEYISH.sub(lambda run: keys.sub(REDACTED, run.group()), text)
+        if "=" in text:
+            text = _PARAMETER.sub(_redact_parameter, text)
+        lowered = text.lower()
+        if "bearer" in lowered or "basic" in lowered:
+            text = _CREDENTIALS.sub(lambda m: m.group(1) + m.group(2) + REDACTED, text)
+        return text
 
     def clean(self, text: str, limit: int = MESSAGE_MAX) -> str:
         """Redacted, then escaped (one line), then clipped: every span at most ``CLIP``
@@ -100,7 +113,7 @@ class Redactor:
         text = _CONTROL.sub(_escape, self.redact(text))
         if len(text) > limit:
             text = f"{text[:limit]} [+{len(text) - limit}]"
-        return _SPAN.sub(_clip_span, text)
+        return _SPAN.sub(_clip_span, text) if len(text) > CLIP else text
 
     def clean_lines(self, text: str) -> str:
         """As ``clean``, line by line (a traceback), at most ``MESSAGE_MAX`` per line."""
