@@ -1,15 +1,12 @@
-"""How long ``/healthz`` takes once gunicorn's stderr is a pipe nobody reads and malformed
-requests (one warning line each) have filled it: with the service's logger, and with gunicorn's.
+"""``/healthz`` latency once gunicorn's stderr is a pipe nobody reads and malformed requests
+(one warning line each) have filled it, with the service's logger or gunicorn's:
 
     .venv/bin/python -m scripts.blocked_stderr                  # the service's logger
     .venv/bin/python -m scripts.blocked_stderr --stock-logger   # gunicorn's, for comparison
 
-A log pipeline that stops reading must not stop the server (``service/server/errorlog.py``).
-The script starts the real server (the repository's ``gunicorn.conf.py``) with its stderr piped
-and unread, sends the malformed requests (each on a connection of its own, closed without
-waiting for the answer), times a few ``/healthz`` probes and one more malformed request, then
-reads stderr and reports the drops the server counted. ``--worker-class gthread`` runs
-gunicorn's stock worker instead of the head-first one.
+The real server (``gunicorn.conf.py``, stderr piped and unread) is sent the malformed requests
+(each on its own connection, not waited for), then probed; then stderr is read and the drops the
+server counted are reported. ``--worker-class gthread``: gunicorn's stock worker.
 """
 
 from __future__ import annotations

@@ -1,13 +1,12 @@
 """gunicorn's logger, changed so that writing a log line can never stop the server, nor put a
 secret or a client's raw bytes into the log.
 
-Stock gunicorn writes its error log to stderr (and the access log to stdout) with blocking writes
-from whichever thread logs, the worker's poller included: once nobody reads the pipe, the next
-malformed request freezes a worker. Here every line is formatted by its caller and handed to a
-bounded buffer per file descriptor (``LineQueue``), written by one thread per process; when full,
-the line is dropped and counted, and the count is logged once the pipe moves again. Every record
-is first cleaned (``clean``): API keys and key-like query values redacted, control characters
-escaped, long client-supplied text clipped.
+Stock gunicorn writes its logs (stderr, and stdout for the access log) with blocking writes from
+whichever thread logs, the worker's poller included: once nobody reads the pipe, the next
+malformed request freezes a worker. Here a line is formatted by its caller and handed to a
+bounded buffer per descriptor (``LineQueue``) that one thread per process writes; when full, the
+line is dropped and counted, and the count logged once the pipe moves again. Every record is
+cleaned first (``Redactor``): keys redacted, control characters escaped, client text clipped.
 """
 
 from __future__ import annotations
