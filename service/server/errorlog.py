@@ -264,11 +264,12 @@ class LineQueue:
             if not self._write(b"".join(chunk)):
                 return
             with self._lock:
-                self._queued -= size
                 unreported, self._unreported = self._unreported, 0
-                self._written.notify_all()
-            if unreported:
+            if unreported:  # logged before the buffer may look empty to ``flush``
                 self.report(unreported)
+            with self._lock:
+                self._queued -= size
+                self._written.notify_all()
 
     def _write(self, data: bytes) -> bool:
         """Write all of ``data``; False once ``fd`` is gone (every later line is dropped)."""
