@@ -267,9 +267,18 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         self._body_grew(wait, held)
 
     def _on_body_bytes(self, wait: Waiting, _fileobj: Any) -> None:
-        data = self._receive(wait)
-        if data is not None:
-            self._body_grew(wait, data)
+        try:
+            data: bytes = wait.conn.sock.recv(RECV_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._close(wait.conn)
+            return
+        if not data:  # half-closed before the body's end: the app answers the short body (400)
+            self._dispatch(wait)
+            return
+        wait.active = time.monotonic()
+        self._body_grew(wait, data)
 
     def _body_grew(self, wait: Waiting, data: bytes) -> None:
         wait.body += data
