@@ -3,7 +3,7 @@
 A body the service refuses gets the service's own problem document (``contract.py``: same
 type, title, code and pointers); an input the command line itself cannot use gets a problem
 document of the same shape with a code of its own (``INPUT_ERROR``, ``INVALID_JWKS``,
-``INVALID_RECORD``, ``MANIFEST_ERROR``, ``CONFIG_ERROR``, ``CONTRACT_UNAVAILABLE``). Printed for
+``INVALID_RECORD``, ``MANIFEST_ERROR``, ``CONFIG_ERROR``). Printed for
 people, its text is escaped (``safe.py``): a detail may quote the input.
 """
 
