@@ -21,7 +21,7 @@ from service.game.errors import PathElement, RulesError
 from service.game.ruleset import RULESET
 
 from . import human
-from .problems import CliError, ExitCode
+from .problems import ExitCode
 
 
 @dataclass(frozen=True, slots=True)
