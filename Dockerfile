@@ -72,7 +72,8 @@ EXPOSE 8000
 
 # gunicorn runs as PID 1 (exec form): on SIGTERM it first drains (GUNICORN_DRAIN_SECONDS: still
 # serving, /readyz 503, every answer Connection: close), then stops accepting, lets in-flight
-# requests finish (GUNICORN_GRACEFUL_TIMEOUT) and exits 0 (docs/deploy.md, rolling restarts).
+# requests finish (GUNICORN_GRACEFUL_TIMEOUT), writes its audit lines and exits 0 (74 if it could
+# not write them all; docs/deploy.md, rolling restarts).
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
     CMD ["python3", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"]
