@@ -4,8 +4,10 @@ One worker (two threads) is started fresh for each crowd; the crowd connects and
 attack while ``/healthz`` is probed on new connections; the probe's latency is printed beside a
 control measured on the same server before the crowd arrived. The crowds: silent connections
 (renewed as the server sheds them), body tricklers (a complete head, then a byte every 0.5 s),
-and pipeliners of the 1.7 MB Swagger bundle that never read. ``--worker-class`` runs another
-worker (``gthread``, or an older checkout's, with ``--pythonpath``) for the before figure.
+and pipeliners of the 1.7 MB Swagger bundle that never read. Beside each: the server's CPU time
+and the lines it logged meanwhile. ``--nofile N`` starts the server with that descriptor limit (a
+crowd beyond it runs the process out of descriptors). ``--worker-class`` runs another worker
+(``gthread``, or an older checkout's, with ``--pythonpath``) for the before figure.
 
     .venv/bin/python -m scripts.held_threads [--crowds silent:2200 trickle:50 pipeline:64]
 """
@@ -16,6 +18,7 @@ import argparse
 import contextlib
 import http.client
 import os
+import resource
 import socket
 import statistics
 import tempfile
@@ -25,6 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from scripts.harness.ports import free_port
+from scripts.harness.procfs import CLK_TCK, children_of, proc_cpu_ticks
 from scripts.harness.server import GunicornServer, server_env
 
 DEFAULT_CROWDS = (
@@ -127,8 +131,34 @@ class Crowd:
             self._stop.wait(0.5)
 
 
+def cpu_seconds(live: GunicornServer) -> float:
+    """CPU time of the master and its workers so far."""
+    pids = [live.pid, *children_of(live.pid)]
+    return sum(proc_cpu_ticks(pid) or 0 for pid in pids) / CLK_TCK
+
+
+def log_lines(live: GunicornServer) -> int:
+    with contextlib.suppress(OSError):
+        return len(live.stdout.read_bytes().splitlines())
+    return 0
+
+
 @contextlib.contextmanager
-def server(worker_class: str, pythonpath: str | None, workdir: Path) -> Iterator[GunicornServer]:
+def descriptor_limit(nofile: int | None) -> Iterator[None]:
+    """The soft descriptor limit for what is started inside (children inherit it)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if nofile is not None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@contextlib.contextmanager
+def server(
+    worker_class: str, pythonpath: str | None, workdir: Path, nofile: int | None
+) -> Iterator[GunicornServer]:
     port = free_port()
     env = server_env(
         port,
@@ -141,7 +171,8 @@ def server(worker_class: str, pythonpath: str | None, workdir: Path) -> Iterator
     if pythonpath:
         env["PYTHONPATH"] = pythonpath + os.pathsep + os.getcwd()
     live = GunicornServer(env, workdir / f"gunicorn-{port}.log")
-    live.start()
+    with descriptor_limit(nofile):
+        live.start()
     try:
         live.wait_ready()
         yield live
@@ -166,19 +197,30 @@ def main() -> None:
     parser.add_argument("--crowds", nargs="*", default=list(DEFAULT_CROWDS))
     parser.add_argument("--worker-class", default="head-first")
     parser.add_argument("--pythonpath", default=None, help="for a worker class of another tree")
+    parser.add_argument("--nofile", type=int, default=None, help="the server's descriptor limit")
+    parser.add_argument(
+        "--settle", type=float, default=SETTLE_SECONDS, help="attack before probing"
+    )
     args = parser.parse_args()
     print(f"worker: {args.worker_class}; {PROBES} probes of /healthz per line")
     with tempfile.TemporaryDirectory(prefix="held-threads-") as tmp:
         for crowd in args.crowds:
             kind, _, size = crowd.partition(":")
-            with server(args.worker_class, args.pythonpath, Path(tmp)) as live:
+            with server(args.worker_class, args.pythonpath, Path(tmp), args.nofile) as live:
                 control = probes(live.port)
+                cpu, lines, started = cpu_seconds(live), log_lines(live), time.monotonic()
                 with Crowd(live.port, kind, int(size)) as attack:
-                    time.sleep(SETTLE_SECONDS)
+                    time.sleep(args.settle)
                     under = probes(live.port)
                     opened = attack.opened
+                    cpu, lines = cpu_seconds(live) - cpu, log_lines(live) - lines
+                    seconds = time.monotonic() - started
             print(f"{crowd:>14}  control: {summary(control)}")
-            print(f"{'':>14}  attacked: {summary(under)}  ({opened} attacker connections opened)")
+            print(f"{'':>14}  attacked: {summary(under)}")
+            print(
+                f"{'':>14}  {opened} attacker connections opened; server CPU {cpu:.1f} s "
+                f"in {seconds:.1f} s; {lines} log lines"
+            )
 
 
 if __name__ == "__main__":
