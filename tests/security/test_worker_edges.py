@@ -11,6 +11,7 @@ Nothing here waits on a clock: every deadline is far in the future or compared, 
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import selectors
 import socket
@@ -32,7 +33,8 @@ from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
 
 from service.server.outbox import Outbox
 from service.server.settle import SETTLE_MAX_BYTES, settle_body
-from service.server.worker import HEAD, LINGER, SEND, HeadFirstWorker, Waiting
+from service.server.timeout_answer import BODY_TIMEOUT_ANSWER
+from service.server.worker import BODY, HEAD, LINGER, SEND, HeadFirstWorker, Waiting
 
 FAR = 1_000.0
 """Seconds from now to a deadline nothing here reaches."""
@@ -47,6 +49,8 @@ class Pair:
         self.client = client
         self.client.settimeout(5)
         self.conn = TConn(cfg, Outbox(ours), ("203.0.113.7", 40000), ("127.0.0.1", 8000))
+        self.dispatched: list[Any] = []
+        """What the worker handed to a thread (when its ``enqueue_req`` is replaced)."""
 
     def closed_by_server(self) -> bool:
         """Whether the worker's end is closed (its descriptor released)."""
@@ -430,6 +434,62 @@ def test_a_stop_shortens_only_the_idle_connections_wait(
     assert waits["talking"].deadline == before["talking"]
     assert linger.deadline == before["linger"]
     assert waits["idle"].phase == HEAD and held(worker, idle) is waits["idle"]  # not yet due
+
+
+# --- bodies collected by the poller -------------------------------------------------------------
+
+SIZED_HEAD = b"POST /v1/hands/score HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n\r\n"
+
+
+def _collecting(bench: Bench, worker: HeadFirstWorker, head: bytes = SIZED_HEAD) -> Pair:
+    pair = bench.pair(worker)
+    worker.enqueue_req = pair.dispatched.append
+    accepted(worker, pair, head + b"0123456789")  # half of the body
+    return pair
+
+
+def test_a_body_is_collected_before_a_thread_gets_the_request(bench: Bench) -> None:
+    worker = bench.worker()
+    pair = _collecting(bench, worker)
+    wait = held(worker, pair)
+    assert wait is not None and wait.phase == BODY and pair.dispatched == []
+    pair.client.sendall(b"abcdefghij" + b"GET /next HTTP/1.1\r\n")  # the rest, then pipelined
+    worker._on_body_bytes(wait, pair.conn.sock)
+    assert pair.dispatched == [pair.conn] and held(worker, pair) is None
+    assert pair.conn.pending_req.body.read(100) == b"0123456789abcdefghij"  # from memory
+    assert pair.conn.parser.unreader.take_buffered() == b"GET /next HTTP/1.1\r\n"
+    assert worker._body_bytes == 0
+
+
+def test_a_body_late_past_its_deadline_is_a_408_from_the_poller(bench: Bench) -> None:
+    worker = bench.worker()
+    pair = _collecting(bench, worker)
+    wait = held(worker, pair)
+    assert wait is not None
+    wait.deadline = time.monotonic() - 1
+    worker.murder_pending()
+    assert pair.client.recv(65536) == BODY_TIMEOUT_ANSWER
+    assert pair.dispatched == [] and worker._body_bytes == 0
+
+
+def test_bodies_over_the_workers_buffer_close_the_connection_that_went_over(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    worker.limits = dataclasses.replace(worker.limits, body_buffer_bytes=15)
+    first = _collecting(bench, worker)  # 10 bytes held
+    assert held(worker, first) is not None
+    second = _collecting(bench, worker)  # 20: over
+    assert second.closed_by_server() and held(worker, first) is not None
+    assert worker._body_bytes == 10
+
+
+def test_a_body_over_the_limit_goes_to_the_app_unread(bench: Bench) -> None:
+    """The app answers 413 without reading it; nothing is collected."""
+    worker = bench.worker()
+    head = SIZED_HEAD.replace(b"20", str(worker.limits.max_body_bytes + 1).encode())
+    pair = _collecting(bench, worker, head)
+    assert pair.dispatched == [pair.conn] and worker._body_bytes == 0
 
 
 # --- a thread's side ----------------------------------------------------------------------------
