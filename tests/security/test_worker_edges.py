@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import resource
 import selectors
 import socket
 import time
@@ -25,6 +26,7 @@ import pytest
 from gunicorn.config import Config  # type: ignore[import-untyped]
 from gunicorn.glogging import Logger  # type: ignore[import-untyped]
 from gunicorn.http.body import Body, ChunkedReader, EOFReader, LengthReader  # type: ignore[import-untyped]
+from gunicorn.http.errors import NoMoreData  # type: ignore[import-untyped]
 from gunicorn.http.unreader import IterUnreader, SocketUnreader  # type: ignore[import-untyped]
 from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
     STOP_KEEPALIVE_LINGER,
@@ -34,7 +36,15 @@ from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
 from service.server.outbox import Outbox
 from service.server.settle import SETTLE_MAX_BYTES, settle_body
 from service.server.timeout_answer import BODY_TIMEOUT_ANSWER
-from service.server.worker import BODY, HEAD, LINGER, SEND, HeadFirstWorker, Waiting
+from service.server.worker import (
+    BODY,
+    HEAD,
+    LINGER,
+    SEND,
+    HeadFirstWorker,
+    Waiting,
+    connection_capacity,
+)
 
 FAR = 1_000.0
 """Seconds from now to a deadline nothing here reaches."""
@@ -490,6 +500,100 @@ def test_a_body_over_the_limit_goes_to_the_app_unread(bench: Bench) -> None:
     head = SIZED_HEAD.replace(b"20", str(worker.limits.max_body_bytes + 1).encode())
     pair = _collecting(bench, worker, head)
     assert pair.dispatched == [pair.conn] and worker._body_bytes == 0
+
+
+def test_a_body_whose_client_half_closes_goes_to_the_app_and_a_failed_one_is_closed(
+    bench: Bench,
+) -> None:
+    """At the end of the stream the app answers the short body (400); a receive that fails
+    leaves nobody to answer."""
+    worker = bench.worker()
+    short = _collecting(bench, worker)
+    short.client.shutdown(socket.SHUT_WR)
+    worker._on_body_bytes(held(worker, short), short.conn.sock)  # type: ignore[arg-type]
+    assert short.dispatched == [short.conn]
+    failing = bench.pair(worker, failing=RESET)
+    worker.enqueue_req = failing.dispatched.append
+    failing.client.sendall(b"x")
+    accepted(worker, failing, SIZED_HEAD)
+    wait = held(worker, failing)
+    assert wait is not None and wait.phase == BODY
+    worker._on_body_bytes(wait, failing.conn.sock)
+    assert failing.closed_by_server() and failing.dispatched == [] and worker._body_bytes == 0
+
+
+def test_at_capacity_with_every_connection_on_a_thread_the_newcomer_is_closed(
+    bench: Bench,
+) -> None:
+    worker = bench.worker()
+    worker.capacity = 1
+    worker.nr_conns = 1  # the one connection is on a thread: nothing held to shed
+    server, client = socket.socketpair()
+    bench.sockets += (server, client)
+    worker.accept(cast(socket.socket, Accepting(server)))
+    assert server.fileno() == -1 and worker.nr_conns == 1 and not worker._held
+
+
+def test_an_answer_to_a_connection_gone_is_closed_not_kept(bench: Bench) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    worker.nr_conns += 1
+    pair.conn.sock.sendall(b"x" * (8 * 1024 * 1024))  # more than the buffers hold: pending
+    pair.conn.sock.sock.close()  # the socket is gone under the outbox
+    worker.finish_request(pair.conn, _done(True))
+    assert held(worker, pair) is None and worker.nr_conns == 0
+
+
+@pytest.mark.parametrize(
+    ("raised", "logged"),
+    [
+        (NoMoreData(b""), False),
+        (ConnectionResetError(errno.ECONNRESET, "reset"), False),
+        (OSError(errno.EIO, "I/O error"), True),
+    ],
+    ids=["client gone", "reset", "other socket error"],
+)
+def test_a_thread_that_meets_a_socket_error_gives_the_connection_back_closed(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch, raised: Exception, logged: bool
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    pair.conn.pending_req = object()
+    failures: list[str] = []
+    monkeypatch.setattr(worker.log, "exception", lambda message, *a: failures.append(message))
+
+    def fails(req: Any, conn: Any) -> bool:
+        raise raised
+
+    monkeypatch.setattr(worker, "handle_request", fails)
+    assert worker.handle(pair.conn) is False
+    assert pair.conn.pending_req is None and bool(failures) is logged
+
+
+def test_a_thread_whose_app_raised_answers_gunicorns_error_page(
+    bench: Bench, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    worker = bench.worker()
+    pair = bench.pair(worker)
+    pair.conn.pending_req = None
+    errors: list[Exception] = []
+    monkeypatch.setattr(worker, "handle_error", lambda req, sock, client, exc: errors.append(exc))
+    monkeypatch.setattr(
+        worker, "handle_request", lambda req, conn: (_ for _ in ()).throw(ValueError("bug"))
+    )
+    assert worker.handle(pair.conn) is False
+    assert [str(error) for error in errors] == ["bug"]
+
+
+@pytest.mark.parametrize(
+    ("soft", "configured", "capacity"),
+    [(1024, 1000, 480), (100_000, 1000, 1000), (resource.RLIM_INFINITY, 1000, 1000), (64, 10, 1)],
+)
+def test_capacity_stays_within_the_descriptor_limit(
+    monkeypatch: pytest.MonkeyPatch, soft: int, configured: int, capacity: int
+) -> None:
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (soft, resource.RLIM_INFINITY))
+    assert connection_capacity(configured) == capacity
 
 
 # --- a thread's side ----------------------------------------------------------------------------
