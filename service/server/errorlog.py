@@ -237,7 +237,7 @@ class LineQueue:
                 if left <= 0:
                     return False
                 self._written.wait(left)
-            return not self._queued
+            return not self._queued and not self._gone
 
     def _flush_at_exit(self) -> None:
         if self._pid == os.getpid():
@@ -262,6 +262,8 @@ class LineQueue:
                     chunk.append(self._lines.popleft())
                     size += len(chunk[-1])
             if not self._write(b"".join(chunk)):
+                with self._lock:
+                    self.dropped += len(chunk)  # taken, then lost with the descriptor
                 return
             with self._lock:
                 unreported, self._unreported = self._unreported, 0

@@ -316,3 +316,47 @@ def test_a_full_queue_drops_counts_and_reports_once_the_pipe_moves() -> None:
     finally:
         os.close(write_end)
         os.close(read_end)
+
+
+def test_a_closed_pipe_drops_every_later_line_and_never_blocks() -> None:
+    """A reader that went away (EPIPE) ends the writer: what it held and every later line is
+    dropped and counted, and ``flush`` returns at once instead of waiting for its deadline."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    queue = LineQueue(write_end, lambda count: None)
+    try:
+        assert queue.put(b"first\n")
+        assert queue.flush(HANG_GUARD) is False  # gone, not written
+        assert queue.put(b"later\n") is False and queue.dropped >= 2
+    finally:
+        os.close(write_end)
+
+
+def test_a_non_blocking_descriptor_that_is_full_is_waited_on_by_the_writer_alone() -> None:
+    """An inherited descriptor in non-blocking mode: the writer waits for room (the callers
+    never do), and every line arrives once the reader drains the pipe."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    queue = LineQueue(write_end, lambda count: None, capacity=1 << 20)
+    try:
+        line = b"y" * 1023 + b"\n"
+        assert all(queue.put(line) for _ in range(200))  # far more than a pipe holds
+        received = bytearray()
+        deadline = time.monotonic() + HANG_GUARD
+        while len(received) < 200 * len(line):
+            assert time.monotonic() < deadline
+            received += os.read(read_end, 65536)
+        assert bytes(received) == line * 200 and queue.flush(HANG_GUARD)
+    finally:
+        os.close(write_end)
+        os.close(read_end)
+
+
+def test_a_record_that_cannot_be_formatted_is_logged_as_it_came() -> None:
+    cleaning = CleaningFilter(REDACTOR)
+    record = logging.LogRecord("t", logging.INFO, __file__, 1, "%d of %d", ("x",), None)
+    assert cleaning.filter(record)
+    assert record.getMessage().startswith("unformattable log message: '%d of %d'")
+    stacked = logging.LogRecord("t", logging.INFO, __file__, 1, "s", (), None, sinfo=f"\x1b{KEY}")
+    assert cleaning.filter(stacked) and stacked.stack_info == f"\\x1b{REDACTED}"
+    assert cleaning.filter(stacked)  # a record is cleaned once, however many handlers see it
