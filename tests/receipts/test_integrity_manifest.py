@@ -61,7 +61,9 @@ def copied(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_running_and_tree_manifests_agree(copied: Path) -> None:
-    running = current_manifest()
+    """Computed now, as the copy was: the process's cached manifest is from its first use, and
+    a test run may have added or removed a file since (the service's never changes in an image)."""
+    running = manifest_module.installed_manifest()
     from_files = tree_manifest(copied)  # the copy's files and metadata only
     assert from_files == running
     assert from_files.digest == running.digest
@@ -249,7 +251,7 @@ def test_code_loaded_from_outside_the_manifest_is_refused(
 ) -> None:
     """A module of the manifest's packages whose source, or whose bytecode (a
     ``PYTHONPYCACHEPREFIX`` elsewhere), is not a listed file: the build cannot say what runs."""
-    manifest = current_manifest()
+    manifest = manifest_module.installed_manifest()  # of the files as they are now
     assert manifest_module.unmanifested(manifest, {"service"}, dict(sys.modules)) == []
     elsewhere = tmp_path / "render.py"
     elsewhere.write_text("")
