@@ -293,14 +293,19 @@ def test_readyz_turns_503_as_shutdown_starts(tmp_path: Path) -> None:
     assert server.process.wait(timeout=30) == 0
 
 
-@pytest.fixture(scope="module")
-def short_deadline(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+@pytest.fixture(scope="module", params=["head-first", "gthread"])
+def short_deadline(
+    tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Iterator[LiveServer]:
+    """The service's worker cuts a late body in its poller; under stock gthread (the documented
+    fallback) the app's own body deadline (``deadline.py``) does."""
     server = start_server(
         tmp_path_factory.mktemp("deadline"),
         WEB_CONCURRENCY="1",
         GUNICORN_THREADS="2",
         BODY_READ_TIMEOUT="1",
         AUDIT_LOG="false",
+        GUNICORN_WORKER_CLASS=request.param,
     )
     yield server
     server.stop()

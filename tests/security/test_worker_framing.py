@@ -186,3 +186,21 @@ def test_a_connection_closed_with_an_answer_pending_releases_its_file(tmp_path: 
     box.close()
     peer.close()
     assert len(os.listdir("/proc/self/fd")) == before - 2  # both sockets, and the duplicate
+
+
+def test_send_takes_everything_and_sendfile_defaults_to_the_rest_of_the_file(
+    tmp_path: Path,
+) -> None:
+    """gunicorn's callers use ``send`` for short writes and ``sendfile`` without a count."""
+    path = tmp_path / "asset.css"
+    path.write_bytes(b"0123456789")
+    box, peer = _pair()
+    try:
+        assert box.send(b"abc") == 3
+        with path.open("rb") as file:
+            assert box.sendfile(file, 4) == 6
+        assert _read_all(box, peer, 9) == b"abc456789"
+        assert box.gettimeout() == 0.0 and box.fileno() == box.sock.fileno()
+    finally:
+        box.close()
+        peer.close()
