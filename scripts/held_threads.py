@@ -64,8 +64,8 @@ def probe(port: int) -> float:
     return time.monotonic() - started
 
 
-def probes(port: int) -> list[float]:
-    return [probe(port) for _ in range(PROBES)]
+def probes(port: int, count: int = PROBES) -> list[float]:
+    return [probe(port) for _ in range(count)]
 
 
 class Crowd:
@@ -197,21 +197,22 @@ def main() -> None:
     parser.add_argument("--crowds", nargs="*", default=list(DEFAULT_CROWDS))
     parser.add_argument("--worker-class", default="head-first")
     parser.add_argument("--pythonpath", default=None, help="for a worker class of another tree")
+    parser.add_argument("--probes", type=int, default=PROBES, help="probes per line")
     parser.add_argument("--nofile", type=int, default=None, help="the server's descriptor limit")
     parser.add_argument(
         "--settle", type=float, default=SETTLE_SECONDS, help="attack before probing"
     )
     args = parser.parse_args()
-    print(f"worker: {args.worker_class}; {PROBES} probes of /healthz per line")
+    print(f"worker: {args.worker_class}; {args.probes} probes of /healthz per line")
     with tempfile.TemporaryDirectory(prefix="held-threads-") as tmp:
         for crowd in args.crowds:
             kind, _, size = crowd.partition(":")
             with server(args.worker_class, args.pythonpath, Path(tmp), args.nofile) as live:
-                control = probes(live.port)
+                control = probes(live.port, args.probes)
                 cpu, lines, started = cpu_seconds(live), log_lines(live), time.monotonic()
                 with Crowd(live.port, kind, int(size)) as attack:
                     time.sleep(args.settle)
-                    under = probes(live.port)
+                    under = probes(live.port, args.probes)
                     opened = attack.opened
                     cpu, lines = cpu_seconds(live) - cpu, log_lines(live) - lines
                     seconds = time.monotonic() - started
