@@ -215,11 +215,13 @@ class LineQueue:
         """Lines dropped in this process."""
         self._unreported = 0
 
-    def put(self, line: bytes) -> bool:
+    def put(self, line: bytes, *, report: bool = False) -> bool:
+        """``report``: a drop report, taken even over capacity (it is the only trace of the lines
+        it counts; at most one follows each write)."""
         if self._pid != os.getpid():
             self._start()
         with self._lock:
-            if self._gone or self._queued + len(line) > self.capacity:
+            if self._gone or (not report and self._queued + len(line) > self.capacity):
                 self.dropped += 1
                 self._unreported += 1
                 return False
@@ -306,9 +308,13 @@ def _call(ref: weakref.ref[LineQueue], method: Callable[[LineQueue], None]) -> N
 _queues: dict[int, LineQueue] = {}
 
 
+_REPORT: Final = "quart_bezique_drop_report"
+"""Marks a drop report's record (``QueueHandler`` never drops it)."""
+
+
 def _report_drops(count: int) -> None:
     logging.getLogger("gunicorn.error").warning(
-        "%d log lines dropped: the log's reader did not keep up", count
+        "%d log lines dropped: the log's reader did not keep up", count, extra={_REPORT: True}
     )
 
 
@@ -333,7 +339,7 @@ class QueueHandler(logging.Handler):
         except Exception:  # never write to stderr from here (``handleError`` would)
             self.queue.dropped += 1
             return
-        self.queue.put(line)
+        self.queue.put(line, report=getattr(record, _REPORT, False))
 
 
 # ---------------------------------------------------------------------------------- the logger

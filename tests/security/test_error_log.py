@@ -35,6 +35,7 @@ from service.server.errorlog import (
     REDACTED,
     CleaningFilter,
     LineQueue,
+    QueueHandler,
     Redactor,
     configured_keys,
 )
@@ -360,3 +361,24 @@ def test_a_record_that_cannot_be_formatted_is_logged_as_it_came() -> None:
     stacked = logging.LogRecord("t", logging.INFO, __file__, 1, "s", (), None, sinfo=f"\x1b{KEY}")
     assert cleaning.filter(stacked) and stacked.stack_info == f"\\x1b{REDACTED}"
     assert cleaning.filter(stacked)  # a record is cleaned once, however many handlers see it
+
+
+def test_a_drop_report_is_taken_even_when_the_buffer_is_full() -> None:
+    """The report is the only trace of the lines it counts: dropping it too would leave them
+    unaccounted for (a report says 1 line lost while hundreds were)."""
+    read_end, write_end = os.pipe()
+    queue = LineQueue(write_end, lambda count: None, capacity=100)
+    handler = QueueHandler(queue)
+    try:
+        os.set_blocking(write_end, False)
+        while queue.put(b"z" * 99 + b"\n"):  # the pipe, then the buffer, fill
+            pass
+        assert queue.put(b"ordinary\n") is False
+        report = logging.LogRecord("t", logging.WARNING, __file__, 1, "7 lost", (), None)
+        setattr(report, "quart_bezique_drop_report", True)  # noqa: B010
+        dropped = queue.dropped
+        handler.emit(report)
+        assert queue.dropped == dropped  # taken, over capacity
+    finally:
+        os.close(write_end)
+        os.close(read_end)
