@@ -50,7 +50,7 @@ class ConfigError(ValueError):
     """An environment variable holds a value the service cannot run with."""
 
 
-def _int(env: Mapping[str, str], name: str, default: int, *, low: int, high: int) -> int:
+def env_int(env: Mapping[str, str], name: str, default: int, *, low: int, high: int) -> int:
     raw = env.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -148,16 +148,16 @@ class Config:
         """Read and validate the environment (``os.environ`` unless given)."""
         env = os.environ if env is None else env
         return cls(
-            max_body_bytes=_int(
+            max_body_bytes=env_int(
                 env, "MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES, low=1024, high=64 * MIB
             ),
-            max_batch_hands=_int(
+            max_batch_hands=env_int(
                 env, "MAX_BATCH_HANDS", DEFAULT_MAX_BATCH_HANDS, low=1, high=1_000_000
             ),
-            max_actions=_int(env, "MAX_ACTIONS", DEFAULT_MAX_ACTIONS, low=1, high=100_000),
+            max_actions=env_int(env, "MAX_ACTIONS", DEFAULT_MAX_ACTIONS, low=1, high=100_000),
             build_tables=_bool(env, "BUILD_TABLES", True),
             audit_log=_bool(env, "AUDIT_LOG", True),
-            body_read_timeout=_int(
+            body_read_timeout=env_int(
                 env, "BODY_READ_TIMEOUT", DEFAULT_BODY_READ_TIMEOUT, low=1, high=3600
             ),
             api_keys=_api_keys(env),

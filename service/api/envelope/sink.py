@@ -61,6 +61,8 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from service.api.config import env_int
+
 log = logging.getLogger("service.api.audit")
 
 WAIT_SECONDS: Final = 0.05
@@ -96,17 +98,8 @@ def exit_budget(graceful_timeout: float) -> float:
     return max(0.0, graceful_timeout * EXIT_SHARE)
 
 
-def _number(env: Mapping[str, str], name: str, default: int, low: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw, 10)
-    except ValueError:
-        raise ValueError(f"{name} must be an integer, got {raw!r}") from None
-    if value < low:
-        raise ValueError(f"{name} must be at least {low}, got {value}")
-    return value
+_UNBOUNDED: Final = 2**31
+"""No upper bound worth stating (the rate and the timeout are the operator's)."""
 
 
 def default_capacity(env: Mapping[str, str] | None = None) -> int:
@@ -114,8 +107,8 @@ def default_capacity(env: Mapping[str, str] | None = None) -> int:
     bytes/s) writes within ``exit_budget`` of the graceful timeout (``GUNICORN_GRACEFUL_TIMEOUT``),
     so that a stopping worker can always write what it holds. At least one ``CHUNK``."""
     env = os.environ if env is None else env
-    rate = _number(env, MIN_DRAIN_RATE_ENV, MIN_DRAIN_RATE, 1)
-    graceful = _number(env, GRACEFUL_ENV, GRACEFUL_TIMEOUT, 0)
+    rate = env_int(env, MIN_DRAIN_RATE_ENV, MIN_DRAIN_RATE, low=1, high=_UNBOUNDED)
+    graceful = env_int(env, GRACEFUL_ENV, GRACEFUL_TIMEOUT, low=0, high=_UNBOUNDED)
     return max(CHUNK, int(exit_budget(graceful) * rate))
 
 
