@@ -31,6 +31,7 @@ from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.api.envelope import sink
 from service.api.envelope.sink import EXIT_STATUS
 from tests.api.api_support import ROOT, free_port
+from tests.security.piped import end, read_into
 
 HANG_GUARD = 60.0
 """Seconds before a phase is called hung (never reached by a working service)."""
@@ -79,36 +80,12 @@ class Server:
 
     def start_reading(self) -> None:
         assert self.process.stdout is not None
-        fd = self.process.stdout.fileno()
-
-        def read() -> None:
-            started = time.monotonic()
-            while True:
-                rate = self.rate
-                allowed = 65536
-                if rate is not None:
-                    allowed = min(allowed, int(rate * (time.monotonic() - started)) - len(self.out))
-                    if allowed < 512:
-                        time.sleep(0.02)
-                        continue
-                chunk = os.read(fd, allowed)
-                if not chunk:
-                    return
-                self.out += chunk
-
-        self.reader = threading.Thread(target=read, daemon=True)
-        self.reader.start()
+        self.reader = read_into(self.process.stdout.fileno(), self.out, lambda: self.rate)
 
     def stop(self) -> int:
         """SIGTERM, wait for the master, then read the rest of the pipe at once (what is in it
         was written); the master's exit status."""
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(HANG_GUARD)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(HANG_GUARD)
+        end(self.process, HANG_GUARD)
         self.rate = None
         if self.reader is not None:
             self.reader.join(HANG_GUARD)

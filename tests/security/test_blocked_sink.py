@@ -29,6 +29,7 @@ import pytest
 
 from service.api.contract.problems import AUDIT_UNAVAILABLE
 from tests.api.api_support import PROBLEM, ROOT, free_port
+from tests.security.piped import end, read_into
 
 HANG_GUARD = 60.0
 """Seconds before a phase is called hung (never reached by a working service)."""
@@ -70,23 +71,10 @@ class Server:
 
     def start_reading(self) -> None:
         assert self.process.stdout is not None
-        stdout = self.process.stdout
-
-        def read() -> None:
-            while chunk := os.read(stdout.fileno(), 65536):
-                self.out += chunk
-
-        self.reader = threading.Thread(target=read, daemon=True)
-        self.reader.start()
+        self.reader = read_into(self.process.stdout.fileno(), self.out)
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(HANG_GUARD)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(HANG_GUARD)
+        end(self.process, HANG_GUARD)
 
 
 @pytest.fixture()

@@ -40,6 +40,7 @@ from service.server.errorlog import (
     configured_keys,
 )
 from tests.api.api_support import PROBLEM, ROOT, LiveServer, free_port, start_server
+from tests.security.piped import end, read_into
 from tests.security.raw_http import exchange
 
 HANG_GUARD = 60.0
@@ -86,25 +87,12 @@ class Unread:
 
     def start_reading(self) -> None:
         assert self.process.stderr is not None
-        fd = self.process.stderr.fileno()
-
-        def read() -> None:
-            while chunk := os.read(fd, 65536):
-                self.err += chunk
-
-        self.reader = threading.Thread(target=read, daemon=True)
-        self.reader.start()
+        self.reader = read_into(self.process.stderr.fileno(), self.err)
 
     def stop(self) -> None:
         if self.reader is None:
             self.start_reading()
-        if self.process.poll() is None:
-            self.process.terminate()
-        try:
-            self.process.wait(HANG_GUARD)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(HANG_GUARD)
+        end(self.process, HANG_GUARD)
         assert self.reader is not None
         self.reader.join(HANG_GUARD)
 
