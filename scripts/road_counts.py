@@ -1,12 +1,11 @@
 """How many times one request is read, parsed, validated and judged: every count should be 1.
 
-A request that is read twice, parsed twice or judged twice has two roads through the service,
-which must then be kept giving the same bytes. This counts, in-process with ``sys.setprofile``,
-for answered and refused requests of each verdict endpoint: passes over the body (each stream object the body is read from), JSON
-parses (``orjson.loads``, ``json.loads``, msgspec decodes), top-level validator loads
-(``marshmallow.Schema.load``) and entries into the rules core (a call of one of its entry
-functions from outside ``game/``, or of the batch's table loop). ``--root DIR`` measures another checkout (a ``git worktree``
-of an older commit); ``tests/api/test_api_one_road.py`` asserts the same counts.
+A request read twice, parsed twice or judged twice has two roads through the service, which must
+then be kept giving the same bytes. Counted in-process with ``sys.setprofile``, for answered and
+refused requests of each verdict endpoint: passes over the body (stream objects read from), JSON
+parses, top-level validator loads (``marshmallow.Schema.load``) and entries into the rules core
+(its entry functions called from outside ``game/``, or the batch's table loop). ``--root DIR``
+measures another checkout; ``tests/api/test_api_one_road.py`` asserts the same counts.
 """
 
 from __future__ import annotations
@@ -39,9 +38,13 @@ CASES: Final[tuple[tuple[str, str, object], ...]] = (
     (
         "showdown answered",
         "/v1/showdown",
-        {"hands": [{"player": "a", "cards": ["KS", "QS", "JS", "JC"]},
-                   {"player": "b", "cards": ["KH", "QH", "KD", "10D"]}]},
-    ),  # fmt: skip
+        {
+            "hands": [
+                {"player": "a", "cards": ["KS", "QS", "JS", "JC"]},
+                {"player": "b", "cards": ["KH", "QH", "KD", "10D"]},
+            ]
+        },
+    ),
     (
         "showdown refused",
         "/v1/showdown",
@@ -50,9 +53,13 @@ CASES: Final[tuple[tuple[str, str, object], ...]] = (
     (
         "betting answered",
         "/v1/betting/validate",
-        {"players": ["ann", "bob"], "dealer": "bob", "ante": 10,
-         "actions": [{"player": "ann", "type": "stake", "amount": 5}]},
-    ),  # fmt: skip
+        {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 10,
+            "actions": [{"player": "ann", "type": "stake", "amount": 5}],
+        },
+    ),
     (
         "betting refused (setup)",
         "/v1/betting/validate",
@@ -66,15 +73,21 @@ CASES: Final[tuple[tuple[str, str, object], ...]] = (
     (
         "settle answered",
         "/v1/rounds/settle",
-        {"players": ["ann", "bob"], "dealer": "bob", "ante": 5,
-         "actions": [{"player": "ann", "type": "stake", "amount": 5},
-                     {"player": "bob", "type": "fold"}]},
-    ),  # fmt: skip
+        {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "fold"},
+            ],
+        },
+    ),
     ("odds answered", "/v1/hands/odds", {"cards": ["KS", "QS", "JS", "JC"]}),
 )
 KINDS: Final = ("reads", "parses", "loads", "core")
 
-_PROBE: Final = r'''
+_PROBE: Final = r"""
 import json, sys
 sys.path.insert(0, ".")
 import marshmallow, orjson
@@ -158,7 +171,7 @@ for name, path, body in cases:
     status, counts = measure(path, json.dumps(body).encode())
     out[name] = {"status": status, **counts}
 print(json.dumps(out))
-'''
+"""
 
 
 def measure(root: Path) -> dict[str, dict[str, Any]]:
