@@ -41,6 +41,7 @@ from marshmallow import RAISE, Schema, fields, validate
 from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 
 from service.api.contract.error_codes import CountOf
+from service.api.contract.marshmallow_hooks import hook_names
 
 Check = Callable[[Any], bool]
 
@@ -199,12 +200,11 @@ def _schema(
 ) -> None:
     if schema.unknown != RAISE:
         raise NotCompilable(f"{type(schema).__name__}: unknown={schema.unknown!r}")
-    hooks = schema._hooks
     for kind in (PRE_LOAD, POST_LOAD, VALIDATES):
-        if hooks.get(kind):
+        if hook_names(schema, kind):
             raise NotCompilable(f"{type(schema).__name__}: a {kind} hook")
     rules = []
-    for attr, _many, _kwargs in hooks.get(VALIDATES_SCHEMA, []):
+    for attr in hook_names(schema, VALIDATES_SCHEMA):
         rule = fast_check_of(getattr(type(schema), attr))
         if rule is None:
             raise NotCompilable(f"{type(schema).__name__}.{attr}: no fast check")

@@ -33,6 +33,7 @@ from marshmallow.decorators import VALIDATES_SCHEMA
 
 from service.api.contract.checks import NotCompilable, derive
 from service.api.contract.fields import HandsByPlayer
+from service.api.contract.marshmallow_hooks import hook_names
 from service.api.contract.problems import MAX_EXPLAINED_ERRORS, MAX_REPORTED_ERRORS
 
 SLACK: Final = 64
@@ -241,7 +242,7 @@ def explain(schema: Schema, body: Any) -> Explained | None:
     The rest of the body is loaded with ``[]`` in place of each such list, and what marshmallow
     says of that stand-in is dropped. This is exact because the schemas holding these lists
     (batch, betting, settlement) have no schema-level validator that could read them."""
-    if type(body) is not dict or schema._hooks[VALIDATES_SCHEMA]:
+    if type(body) is not dict or hook_names(schema, VALIDATES_SCHEMA):
         return None  # a schema-level rule might read the lists explained here: load it whole
     rest: dict[str, Any] | None = None
     explained: list[str] = []
@@ -265,7 +266,7 @@ def explain(schema: Schema, body: Any) -> Explained | None:
         found: Any = items
         if not items:
             try:  # the items pass: what marshmallow would say next is the list's own validators
-                field._validate(value)
+                validate.And(*field.validators)(value)  # what ``Field._validate`` runs
             except ValidationError as error:
                 found = error.messages
         if found:
@@ -295,7 +296,7 @@ def _item_check(field: fields.Field[Any]) -> Callable[[Any], bool] | None:
     check: Callable[[Any], bool] | None = None
     # Only in schemas without schema-level rules, which might read the list ``explain`` replaces.
     if isinstance(inner, Schema) and not (
-        isinstance(owner, Schema) and owner._hooks[VALIDATES_SCHEMA]
+        isinstance(owner, Schema) and hook_names(owner, VALIDATES_SCHEMA)
     ):
         try:
             check = derive(inner)
