@@ -19,20 +19,18 @@ by whichever worker, reads and sums all the files. Counts of a worker that died 
 never go back). Without that variable (Flask's test client, ``flask run``) each app keeps its own
 in-memory registry.
 
-Cost per request: a tally in memory; the Prometheus values (memory-mapped files) are updated
-from the tallies about once a second (see ``Metrics``; figures in ``docs/performance.md``).
+Cost per request: its duration kept in memory, added to the Prometheus values (memory-mapped
+files) about once a second with public calls (see ``Metrics``; ``scripts/metrics_cost.py``).
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
 import threading
 import time
-from bisect import bisect_left
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import Final
 
 from prometheus_client import (
     CollectorRegistry,
@@ -40,11 +38,12 @@ from prometheus_client import (
     Histogram,
     disable_created_metrics,
     generate_latest,
-    values,
 )
 from prometheus_client.metrics_core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import Collector
+
+from service.api.envelope import prometheus_adapter
 
 log = logging.getLogger("service.api.metrics")
 
@@ -89,24 +88,26 @@ class BuildInfo(Collector):
 class Metrics:
     """This app's metrics and the per-request recording the WSGI wrapper calls.
 
-    Requests are tallied in plain Python numbers under a lock (``record``: one bisect, a few
-    additions) and added to the Prometheus values by ``flush``: at most every ``FLUSH_SECONDS``
-    from a background thread, before each scrape this process serves, and when a gunicorn worker
-    exits (``worker_exit`` in ``gunicorn.conf.py``). In multi-process mode each value update is a
-    locked write to a memory-mapped file, dearer in a busy process, and a request makes several:
-    a tally in memory costs far less than those writes, at the price of a scrape seeing another
-    worker's last second or so late, and a worker killed outright (SIGKILL, OOM) losing at most
-    that second's counts -- along with the requests it was serving.
+    Requests are kept in plain Python objects under a lock (``record``: the duration appended to
+    its (endpoint, status) list, a few additions) and added to the Prometheus values by
+    ``flush``: at most every ``FLUSH_SECONDS`` from a background thread, before each scrape this
+    process serves, and when a gunicorn worker exits (``worker_exit`` in ``gunicorn.conf.py``).
+    In multi-process mode each value update is a locked write to a memory-mapped file, dearer in
+    a busy process: written straight, a request would make up to four, each behind a ``labels``
+    lookup; flushed, it makes one ``observe`` (two writes) and its (endpoint, status) one lookup
+    and one count per second. The price: a scrape sees another worker's last second or so late,
+    and a worker killed outright (SIGKILL, OOM) loses at most that second's counts -- along with
+    the requests it was serving.
     """
 
     FLUSH_SECONDS: Final = 1.0
 
     def __init__(self, version: str, ruleset: str) -> None:
         self.multiprocess = bool(os.environ.get(MULTIPROC_ENV))
-        if self.multiprocess and not _mmap_backed():
+        if self.multiprocess and not prometheus_adapter.multiprocess_values():
             # prometheus_client picks its storage when first imported; if something imported it
             # before the directory was set, pick again so that this process's counts are shared.
-            values.ValueClass = values.get_value_class()  # type: ignore[no-untyped-call]
+            prometheus_adapter.pick_storage_again()
         # *_created series: noise here (multi-process mode has none).
         disable_created_metrics()  # type: ignore[no-untyped-call]
         registry = None if self.multiprocess else CollectorRegistry()
@@ -145,10 +146,9 @@ class Metrics:
             "Audit lines that could not be written (each one is also logged on stderr).",
             registry=registry,
         )
-        self._bounds = (*LATENCY_BUCKETS, math.inf)
         self._lock = threading.Lock()
-        self._tallies: dict[tuple[str, int], list[float]] = {}
-        """(endpoint, status) to [count, seconds, count per bucket...], since the last flush."""
+        self._durations: dict[tuple[str, int], list[float]] = {}
+        """(endpoint, status) to the seconds each request took, since the last flush."""
         self._hand_tallies: dict[str, int] = {}
         self._verdict_tallies: dict[str, int] = {}
         self._flusher_pid = 0
@@ -156,15 +156,12 @@ class Metrics:
     def record(
         self, endpoint: str, status: int, seconds: float, hands: int = 0, reason: str | None = None
     ) -> None:
-        """Tally one answered request (and its hands scored, or its betting verdict's reason)."""
-        bucket = bisect_left(self._bounds, seconds) + 2
+        """Keep one answered request (and its hands scored, or its betting verdict's reason)."""
         with self._lock:
-            tally = self._tallies.get((endpoint, status))
-            if tally is None:
-                tally = self._tallies[endpoint, status] = [0.0] * (len(self._bounds) + 2)
-            tally[0] += 1
-            tally[1] += seconds
-            tally[bucket] += 1
+            durations = self._durations.get((endpoint, status))
+            if durations is None:
+                durations = self._durations[endpoint, status] = []
+            durations.append(seconds)
             if hands:
                 self._hand_tallies[endpoint] = self._hand_tallies.get(endpoint, 0) + hands
             if reason is not None:
@@ -173,21 +170,17 @@ class Metrics:
             self._start_flusher()
 
     def flush(self) -> None:
-        """Add the tallies to the Prometheus values (the files, in multi-process mode)."""
+        """Add what was kept to the Prometheus values (the files, in multi-process mode)."""
         with self._lock:
-            tallies, self._tallies = self._tallies, {}
+            kept, self._durations = self._durations, {}
             hands, self._hand_tallies = self._hand_tallies, {}
             verdicts, self._verdict_tallies = self._verdict_tallies, {}
-        for (endpoint, status), tally in tallies.items():
+        for (endpoint, status), durations in kept.items():
             code = str(status)
-            self.requests.labels(endpoint, code).inc(tally[0])
-            # No public call adds many observations at once; the two value lists are stable
-            # prometheus_client internals (a test compares a scrape with the requests made).
-            histogram: Any = self.latency.labels(endpoint, code)
-            histogram._sum.inc(tally[1])
-            for value, count in zip(histogram._buckets, tally[2:], strict=True):
-                if count:
-                    value.inc(count)
+            self.requests.labels(endpoint, code).inc(len(durations))
+            observe = self.latency.labels(endpoint, code).observe
+            for seconds in durations:  # no public call observes many at once
+                observe(seconds)
         for endpoint, count in hands.items():
             self.hands.labels(endpoint).inc(count)
         for reason, count in verdicts.items():
@@ -218,7 +211,3 @@ class Metrics:
         MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         registry.register(self._build_info)
         return generate_latest(registry)
-
-
-def _mmap_backed() -> bool:
-    return getattr(values.ValueClass, "__name__", "") == "MmapedValue"
