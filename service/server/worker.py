@@ -16,8 +16,8 @@ non-blocking sockets) does all the waiting, and a thread gets a request only whe
 
 Connections beyond capacity (gunicorn's ``worker_connections``, bounded by the descriptor limit)
 are shed oldest-idle-first instead of waiting in the accept queue; out of descriptors, accepting
-backs off. Plain HTTP/1.1 only (TLS ends at the ingress). gthread's internals used here sit
-behind the pin ``gunicorn>=27.0,<28``; ``tests/security`` replays each attack on a real server.
+backs off. Plain HTTP/1.1 only (TLS ends at the ingress). gthread's internals are reached only
+through ``gunicorn_internals.py``; ``tests/security`` replays each attack on a real server.
 """
 
 from __future__ import annotations
@@ -35,17 +35,30 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from gunicorn import http, util  # type: ignore[import-untyped]
-from gunicorn.http.body import ChunkedReader, LengthReader  # type: ignore[import-untyped]
-from gunicorn.http.errors import LimitRequestHeaders  # type: ignore[import-untyped]
-from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
-    STOP_KEEPALIVE_LINGER,
-    TConn,
-    ThreadWorker,
-)
-
 from .drain import draining
 from .framing import BROKEN, DONE, ChunkedEnd
+from .gunicorn_internals import (
+    CHUNKED,
+    CLIENT_GONE,
+    STOP_LINGER,
+    Connection,
+    GthreadWorker,
+    body_length,
+    close_socket,
+    ensure_parser,
+    force_close,
+    give_back,
+    head_too_large,
+    new_connection,
+    next_request,
+    plain_http1_only,
+    read_ahead,
+    request_header,
+    request_method,
+    request_path,
+    take_expect_continue,
+    take_pending,
+)
 from .head import head_end, overflow
 from .limits import ConnectionLimits
 from .outbox import Outbox
@@ -81,7 +94,7 @@ RefusesUnread = Callable[[str, str, "str | None"], bool]
 class Waiting:
     """A connection the poller holds, with what it waits for and until when."""
 
-    conn: Any
+    conn: Connection
     phase: str
     deadline: float
     head: bytearray = field(default_factory=bytearray)
@@ -99,8 +112,10 @@ class Waiting:
     """What follows a SEND: the next head, or the linger."""
 
 
-class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
+class HeadFirstWorker(GthreadWorker):
     """See the module docstring; gunicorn loads it as ``service.server.worker.HeadFirstWorker``."""
+
+    longest_wait = TICK_SECONDS
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -118,21 +133,20 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         self._shed_logged = 0.0
 
     @classmethod
-    def check_config(cls, cfg: Any, log: Any) -> None:
-        super().check_config(cfg, log)
-        if cfg.is_ssl or "h2" in cfg.http_protocols or cfg.http2_cleartext != "off":
+    def check_settings(cls, cfg: Any) -> None:
+        if not plain_http1_only(cfg):
             raise RuntimeError("HeadFirstWorker serves plain HTTP/1.1 only (no TLS, no HTTP/2)")
 
     # --- accepting ---------------------------------------------------------------------------
 
-    def set_accept_enabled(self, enabled: bool) -> None:
+    def accept_wanted(self, enabled: bool) -> bool:
         """While running, the listener stays open whatever the count (a full worker sheds
         instead), except during a back-off after running out of descriptors."""
         if self.alive:
-            enabled = time.monotonic() >= self._paused_until
-        super().set_accept_enabled(enabled)
+            return time.monotonic() >= self._paused_until
+        return enabled
 
-    def accept(self, listener: socket.socket) -> None:
+    def on_listener(self, listener: socket.socket) -> None:
         try:
             sock, client = listener.accept()
         except (BlockingIOError, InterruptedError, ConnectionAbortedError):
@@ -143,22 +157,24 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
             self._out_of_descriptors()
             return
         self._backoff = BACKOFF_FIRST
-        if self.nr_conns >= self.capacity and not self._shed_one():
-            util.close(sock)  # every connection is on a thread: the newcomer waits its turn
+        if self.connections >= self.capacity and not self._shed_one():
+            close_socket(sock)  # every connection is on a thread: the newcomer waits its turn
             self._count_shed()
             return
-        self.nr_conns += 1
-        conn = TConn(self.cfg, Outbox(sock), client, listener.getsockname())
+        self.connections += 1
+        conn = new_connection(self.cfg, Outbox(sock), client, listener.getsockname())
         self._wait_for_head(conn, time.monotonic() + self.limits.head_timeout, b"", True)
 
     def _out_of_descriptors(self) -> None:
         """Stop accepting for a while (doubling) rather than spin, and free an idle descriptor."""
         now = time.monotonic()
         if self._backoff == BACKOFF_FIRST:
-            self.log.warning("out of file descriptors: accepting paused (%d held)", self.nr_conns)
+            self.log.warning(
+                "out of file descriptors: accepting paused (%d held)", self.connections
+            )
         self._paused_until = now + self._backoff
         self._backoff = min(self._backoff * 2, BACKOFF_MOST)
-        self.set_accept_enabled(False)
+        self.enable_accepting(False)
         self._shed_one(idle_only=True)
 
     def _shed_one(self, idle_only: bool = False) -> bool:
@@ -183,7 +199,7 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
 
     # --- the request, collected by the poller --------------------------------------------------
 
-    def _wait_for_head(self, conn: Any, deadline: float, head: bytes, started: bool) -> None:
+    def _wait_for_head(self, conn: Connection, deadline: float, head: bytes, started: bool) -> None:
         wait = Waiting(conn, HEAD, deadline, bytearray(head), started)
         self._hold(wait, selectors.EVENT_READ, self._on_head_bytes)
         if head:  # pipelined behind the previous request
@@ -216,7 +232,7 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         end = head_end(wait.head, new_bytes)
         if end > self.limits.head_max_bytes:
             too_long = f"request head over {self.limits.head_max_bytes} bytes"
-            self._refuse(wait, LimitRequestHeaders(too_long))
+            self._refuse(wait, head_too_large(too_long))
         elif end >= 0:
             self._parse(wait)
         else:
@@ -227,12 +243,11 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
     def _parse(self, wait: Waiting) -> None:
         """Parse the head (gunicorn's parser, from the bytes held) and plan the body."""
         conn = wait.conn
-        if conn.parser is None:
-            conn.parser = http.get_parser(self.cfg, conn.sock, conn.client)
-        conn.parser.unreader.unread(bytes(wait.head))
+        ensure_parser(self.cfg, conn)
+        give_back(conn, bytes(wait.head))
         wait.head.clear()
         try:
-            req = next(conn.parser)
+            req = next_request(conn)
         except StopIteration:
             self._release(wait)
             self._close(conn)
@@ -241,20 +256,21 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
             self._refuse(wait, error)
             return
         wait.req = req
-        wait.body = bytearray(conn.parser.unreader.take_buffered())
-        reader = req.body.reader if req.body is not None else None
-        if isinstance(reader, ChunkedReader):
+        wait.body = bytearray(read_ahead(conn))
+        length = body_length(req)
+        if length == CHUNKED:
             limit = int(self.cfg.limit_request_field_size) or 8190
             wait.chunked = ChunkedEnd(limit + 16, max(limit, 64 * 1024) + 16)
-        elif isinstance(reader, LengthReader) and 0 < reader.length <= self.limits.max_body_bytes:
-            wait.length = reader.length
+        elif 0 < length <= self.limits.max_body_bytes:
+            wait.length = length
         else:  # no body, or one the app refuses unread (413)
             self._dispatch(wait)
             return
-        if req._expected_100_continue:
-            req._expected_100_continue = False  # never from the thread: only from here
+        if take_expect_continue(req):  # never from the thread: only from here
             refuses = self.refuses_unread
-            if refuses is not None and refuses(req.method, _path(req), _authorization(req)):
+            if refuses is not None and refuses(
+                request_method(req), request_path(req), request_header(req, "AUTHORIZATION")
+            ):
                 self._dispatch(wait)  # answered from its head: the body is not invited
                 return
             conn.sock.sendall(CONTINUE)
@@ -298,31 +314,28 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
     def _dispatch(self, wait: Waiting) -> None:
         """Give the whole request to a thread (the bytes after it stay with the parser)."""
         self._release(wait)
-        conn = wait.conn
         if wait.body:
-            conn.parser.unreader.unread(bytes(wait.body))
-        conn.pending_req = wait.req
-        conn.data_ready = True
-        self.enqueue_req(conn)
+            give_back(wait.conn, bytes(wait.body))
+        self.hand_to_thread(wait.conn, wait.req)
 
     # --- answers written by the poller ---------------------------------------------------------
 
-    def finish_request(self, conn: Any, fs: Future[Any]) -> None:
+    def on_thread_done(self, conn: Connection, future: Future[Any]) -> None:
         """A thread is done with ``conn``: write what is left of its answer, then keep it (wait
         for its next head) or close it."""
         try:
-            keep = not fs.cancelled() and fs.result() is True
+            keep = not future.cancelled() and future.result() is True
         except Exception:
             keep = False
         then = partial(self._keep if keep else self._linger, conn)
         self._send_then(conn, self.limits.send_timeout, then)
 
-    def _keep(self, conn: Any) -> None:
-        keepalive = self.cfg.keepalive if self.alive else STOP_KEEPALIVE_LINGER
+    def _keep(self, conn: Connection) -> None:
+        keepalive = self.cfg.keepalive if self.alive else STOP_LINGER
         idle = time.monotonic() + min(self.cfg.keepalive, keepalive)
-        self._wait_for_head(conn, idle, conn.parser.unreader.take_buffered(), False)
+        self._wait_for_head(conn, idle, read_ahead(conn), False)
 
-    def _send_then(self, conn: Any, seconds: float, then: Callable[[], None]) -> None:
+    def _send_then(self, conn: Connection, seconds: float, then: Callable[[], None]) -> None:
         try:
             done = conn.sock.flush()
         except OSError:
@@ -349,10 +362,10 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
         """Answer a request the poller refuses (gunicorn's error page), then close."""
         self._release(wait)
         conn = wait.conn
-        self.handle_error(wait.req, conn.sock, conn.client, error)  # into the outbox
+        self.answer_error(wait.req, conn, error)  # into the outbox
         self._send_then(conn, self.limits.send_timeout, partial(self._linger, conn))
 
-    def _linger(self, conn: Any) -> None:
+    def _linger(self, conn: Connection) -> None:
         """Close after the answer: FIN first, then discard what the client still sends."""
         try:
             conn.sock.shutdown(socket.SHUT_WR)
@@ -376,32 +389,31 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
 
     def _hold(self, wait: Waiting, events: int, callback: Callable[[Waiting, Any], None]) -> None:
         self._held[id(wait.conn)] = wait
-        self.poller.register(wait.conn.sock, events, partial(callback, wait))
+        self.watch(wait.conn.sock, events, partial(callback, wait))
 
     def _release(self, wait: Waiting) -> None:
         if self._held.pop(id(wait.conn), None) is not None:
             self._body_bytes -= len(wait.body) if wait.phase == BODY else 0
         with contextlib.suppress(KeyError, ValueError, OSError):
-            self.poller.unregister(wait.conn.sock)
+            self.unwatch(wait.conn.sock)
 
-    def _close(self, conn: Any) -> None:
+    def _close(self, conn: Connection) -> None:
         wait = self._held.get(id(conn))
         if wait is not None:
             self._release(wait)
-        self.nr_conns -= 1
-        util.close(conn.sock)
+        self.connections -= 1
+        close_socket(conn.sock)
 
-    def murder_pending(self) -> None:
-        """Called by gthread's loop after every wake-up, running or stopping: enforce deadlines."""
-        super().murder_pending()
+    def on_wake(self) -> None:
+        """Called after every wake-up of gthread's loop, running or stopping: enforce deadlines."""
         now = time.monotonic()
-        if self.alive and not self._accepting and now >= self._paused_until:
-            self.set_accept_enabled(True)
+        if self.alive and not self.accepting and now >= self._paused_until:
+            self.enable_accepting(True)
         if not self.alive and not self._stop_capped:
             self._stop_capped = True
             for wait in self._held.values():
                 if _idle(wait):  # nothing to finish
-                    wait.deadline = min(wait.deadline, now + STOP_KEEPALIVE_LINGER)
+                    wait.deadline = min(wait.deadline, now + STOP_LINGER)
         for wait in [w for w in self._held.values() if w.deadline <= now]:
             self._expire(wait)
 
@@ -418,19 +430,14 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
                 self.log.info("answer not read within %.0f s: closed", self.limits.send_timeout)
             self._close(wait.conn)
 
-    def wait_for_and_dispatch_events(self, timeout: float) -> None:
-        super().wait_for_and_dispatch_events(min(timeout, TICK_SECONDS))
-
     # --- a thread's side -----------------------------------------------------------------------
 
-    def handle(self, conn: Any) -> Any:
+    def serve(self, conn: Connection) -> bool:
         """Serve the request the poller collected: nothing here waits on the client."""
-        req = conn.pending_req
-        conn.pending_req = None
-        conn.initialized = True
+        req = take_pending(conn)
         try:
-            return self._keepalive_after(conn, self.handle_request(req, conn))
-        except (http.errors.NoMoreData, StopIteration):
+            return self.keepalive_after(conn, self._answer(req, conn))
+        except CLIENT_GONE:
             return False
         except OSError as error:
             quiet = (errno.EPIPE, errno.ECONNRESET, errno.ENOTCONN, errno.EAGAIN)
@@ -438,29 +445,27 @@ class HeadFirstWorker(ThreadWorker):  # type: ignore[misc]
                 self.log.exception("Socket error processing request.")
             return False
         except Exception as error:
-            self.handle_error(req, conn.sock, conn.client, error)
+            self.answer_error(req, conn, error)
             return False
 
-    def load_wsgi(self) -> None:
-        super().load_wsgi()
-        app: Callable[..., Any] = self.wsgi
-        self.wsgi: Callable[..., Any] = _SettleFirst(app, self._answer_settled)
+    def wrap_app(self, app: Callable[..., Any]) -> Callable[..., Any]:
+        return _SettleFirst(app, self._answer_settled)
 
-    def handle_request(self, req: Any, conn: Any) -> bool:
+    def _answer(self, req: Any, conn: Connection) -> bool:
         self._serving.current = (req, conn)
         try:
-            return bool(super().handle_request(req, conn))
+            return self.run_app(req, conn)
         finally:
             self._serving.current = None
 
     def _answer_settled(self) -> None:
         """Between the app and the answer's first byte: decide keep-alive honestly."""
-        current: tuple[Any, Any] | None = getattr(self._serving, "current", None)
+        current: tuple[Any, Connection] | None = getattr(self._serving, "current", None)
         if current is None:
             return
         req, conn = current
         if not settle_body(req, conn.sock) or draining():
-            req.force_close()  # the answer then says "Connection: close"
+            force_close(req)  # the answer then says "Connection: close"
 
 
 class _SettleFirst:
@@ -483,17 +488,6 @@ class _SettleFirst:
 def _idle(wait: Waiting) -> bool:
     """Nothing of a request has arrived (a new connection, or kept alive between requests)."""
     return wait.phase == HEAD and not wait.head
-
-
-def _path(req: Any) -> str:
-    return str(util.unquote_to_wsgi_str(req.path))
-
-
-def _authorization(req: Any) -> str | None:
-    for name, value in req.headers:
-        if name == "AUTHORIZATION":
-            return str(value)
-    return None
 
 
 def connection_capacity(configured: int) -> int:
