@@ -99,14 +99,15 @@ app = create_app(Config(build_tables=True))
 client = app.test_client()
 GAME = "/service/game/"
 ENTRIES = {"score_hand", "compare_hands", "validate_betting", "settle_round", "hand_odds"}
-LOOPS = {"_lookup", "_breakdowns", "_score_results", "_judge_hands", "score_hands"}
+LOOPS = {"_lookup", "_breakdowns", "_score_results", "_scores"}
 PARSERS = {"loads", "decode"}
 LOAD = marshmallow.Schema.load.__code__
 
 
 def core_code(code):
     return (GAME in code.co_filename and code.co_name in ENTRIES) or (
-        code.co_filename.endswith("endpoints/hands.py") and code.co_name in LOOPS
+        code.co_filename.endswith(("endpoints/hands.py", "fastpath/batch.py"))
+        and code.co_name in LOOPS
     )
 
 

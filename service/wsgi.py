@@ -10,11 +10,8 @@ _COLLECTING = gc.isenabled()
 gc.disable()
 
 from service.api.app import create_app  # noqa: E402
-from service.api.endpoints.hands import pause_for_batches  # noqa: E402
 
 app = create_app()
-# Outermost, around the audit layer too: see ``hands.pause_for_batches``.
-app.wsgi_app = pause_for_batches(app.wsgi_app)  # type: ignore[assignment, method-assign]
 
 # Everything built so far (the app, the scoring tables: most of the process's objects) lives as
 # long as the process. Freezing moves it out of the collector's reach, so no collection in a

@@ -84,7 +84,7 @@ class Request:
 
 def verdict_examples() -> dict[str, list[tuple[str, Any]]]:
     """Each verdict endpoint's request examples from the published contract, by endpoint."""
-    from service.api.envelope.audit import SIGNED_ROUTES
+    from service.wire.canonical import SIGNED_ROUTES
 
     spec = yaml.safe_load((REPO / "openapi.yaml").read_text(encoding="utf-8"))
     found: dict[str, list[tuple[str, Any]]] = {}

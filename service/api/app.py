@@ -1,12 +1,10 @@
 """The Flask application factory: ``create_app(config)``, where the layers are assembled.
 
-The endpoints (``registry.ENDPOINTS``, one record per route) are served on a plain Flask app;
-the envelope (``envelope.middleware``, installed last, once every route exists) wraps it and
-gives every request its route match, API-key check, body limits, security headers, metrics and
-audit line, learning each route's audit kind, page policy and pre-dispatch from the same records.
-Everything that can be done once is done here: request schemas built, scoring tables built
-(before gunicorn forks, with ``preload_app``), the OpenAPI document and the rules document
-serialised.
+The endpoints (``registry.ENDPOINTS``, one record per route) are assembled here: each JSON
+endpoint gets its road, every other view is registered with Flask, and the envelope
+(``envelope.middleware``, installed last, once every route exists) wraps the app, learning each
+route's audit kind, page policy and road from the same records. Everything that can be done once
+is done here, before gunicorn forks (``preload_app``).
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from service.api.config import Config, service_version
 from service.api.contract.schemas import RequestSchemas, request_schemas
 from service.api.endpoints.endpoint import Resources, Spec, serve
 from service.api.endpoints.health import AUDIT_LAGGING
-from service.api.envelope import budget, metrics, middleware
+from service.api.envelope import metrics, middleware
 from service.api.envelope.auth import ApiKeys
 from service.api.envelope.middleware import Sink
 from service.api.envelope.routes import ResolvedFlask
@@ -35,8 +33,7 @@ from service.integrity import Manifest, current_manifest
 from service.receipts import signer_from_env
 
 if TYPE_CHECKING:
-    from _typeshed.wsgi import WSGIApplication
-
+    from service.api.envelope.road import Road
     from service.receipts import Keyring, Signer
 
 log = logging.getLogger("service.api")
@@ -100,7 +97,6 @@ def create_app(
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
     app.url_map.strict_slashes = True
 
-    budget.keep(app, config)
     schemas = request_schemas(config)
     sink: Sink = AuditSink() if audit_sink is None else audit_sink
     ready_checks = [(sink.ready, AUDIT_LAGGING)] if isinstance(sink, AuditSink) else []
@@ -108,7 +104,7 @@ def create_app(
     if manifest is None:
         ready_checks.append((lambda: False, "the build manifest cannot be computed"))
     version = service_version()
-    inner: list[WSGIApplication] = []
+    roads: dict[str, Road] = {}
     app_metrics = metrics.Metrics(version, RULESET)
     resources = Resources(
         config=config,
@@ -118,8 +114,12 @@ def create_app(
         keyring=signing[1] if signing is not None else None,
         metrics=app_metrics,
         ready_checks=tuple(ready_checks),
-        inner=lambda: inner[0],
+        roads=roads.__getitem__,
     )
+    for endpoint in ENDPOINTS:
+        road = endpoint.road(resources)
+        if road is not None:
+            roads[endpoint.path] = road
     serve(app, ENDPOINTS, resources)
     errors.register(app, config)
 
@@ -135,9 +135,8 @@ def create_app(
         body_timeout=config.body_read_timeout,
         cors_origins=config.cors_origins,
         signer=signing[0] if signing is not None else None,
-        declarations={e.path: e.declaration(resources) for e in ENDPOINTS},
+        declarations={e.path: e.declaration(roads.get(e.path)) for e in ENDPOINTS},
     )
-    inner.append(observer.app)
     app.extensions[EXTENSION] = AppState(config, schemas, resources.spec, observer)
     return app
 

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 from cryptography.exceptions import InvalidSignature
 
-from service.api.envelope.audit import canonical_body
+from service.wire.canonical import request_digest as canonical_digest
 
 from .claims import HEADER_NAMES, TYPE, Claims
 from .header import Reason
@@ -86,8 +86,8 @@ def request_digest(endpoint: str, request_body: bytes | Any) -> str:
             parsed = orjson.loads(raw)
         except orjson.JSONDecodeError:
             return hashlib.sha256(raw).hexdigest()
-        return hashlib.sha256(canonical_body(endpoint, parsed)).hexdigest()
-    return hashlib.sha256(canonical_body(endpoint, request_body)).hexdigest()
+        return canonical_digest(endpoint, parsed)
+    return canonical_digest(endpoint, request_body)
 
 
 @dataclass(frozen=True, slots=True)

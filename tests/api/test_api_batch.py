@@ -13,12 +13,10 @@ import itertools
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import pytest
-from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,11 +24,13 @@ from hypothesis import strategies as st
 from service.api.app import create_app
 from service.api.config import Config
 from service.api.contract import render
-from service.api.endpoints import hands
-from service.api.envelope import audit
+from service.api.envelope.collector import CollectorPause
+from service.api.envelope.road import Unexplained
+from service.api.fastpath import batch
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 from service.game.ruleset import RULESET
 from service.game.scoring import score_hand
+from service.wire.canonical import form_of, request_digest, sha256, spelled_canonically
 from tests.api.api_support import ok, pointers, problem
 from tests.api.test_api_fastcheck import LIMIT, SCHEMAS, batch_bodies, mutated, schema_accepts
 
@@ -64,22 +64,6 @@ def random_hands(n: int, seed: int) -> list[dict[str, Any]]:
     return out
 
 
-@pytest.fixture()
-def slow_client(app: Flask, monkeypatch: pytest.MonkeyPatch) -> Iterator[FlaskClient]:
-    """The app with the fast path refusing every body the first time (and the raw-bytes path
-    off): the schema judges all."""
-    real = hands._judge
-    refuse = itertools.cycle([True, False])
-
-    def first_refused(body: Any, top_ok: Any) -> Any:
-        return None if next(refuse) else real(body, top_ok)
-
-    monkeypatch.setattr(hands, "_judge", first_refused)
-    monkeypatch.setattr(hands, "_answer_raw", lambda *args: None)
-    with app.test_client() as client:
-        yield client
-
-
 def batch_ok(body: Any, limit: int) -> bool:
     assert limit == LIMIT
     return schema_accepts(SCHEMAS.batch(), body)
@@ -90,12 +74,24 @@ def batch_ok(body: Any, limit: int) -> bool:
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch_bodies.flatmap(mutated))
-def test_fast_path_accepts_exactly_what_batch_ok_accepts(body: Any) -> None:
-    results = hands._batch_results(body, LIMIT)
-    assert (results is not None) == batch_ok(body, LIMIT), body
-    if results is not None:
+def test_the_road_accepts_exactly_what_the_schema_accepts(body: Any) -> None:
+    answer = _client().post(BATCH, data=orjson.dumps(body), content_type="application/json")
+    assert (answer.status_code == 200) == batch_ok(body, LIMIT), body
+    if answer.status_code == 200:
         breakdown = body.get("breakdown", True)
-        assert orjson.dumps(results) == orjson.dumps(reference(body["hands"], breakdown))
+        assert answer.get_data() == reference_body(body["hands"], breakdown)
+    else:
+        assert answer.status_code == 422
+
+
+_CLIENTS: list[FlaskClient] = []
+
+
+def _client() -> FlaskClient:
+    """One app for every example (hypothesis tests take no function-scoped fixtures)."""
+    if not _CLIENTS:
+        _CLIENTS.append(create_app(Config()).test_client())
+    return _CLIENTS[0]
 
 
 @pytest.mark.parametrize(
@@ -114,32 +110,26 @@ def test_fast_path_accepts_exactly_what_batch_ok_accepts(body: Any) -> None:
         {"hands": [{"trump": "S"}]},
         {"hands": [["KS", "QS", "JS", "JC"]]},
         {"hands": [None]},
-        {"hands": []},
-        {"hands": {}},
-        {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}], "breakdown": 1},
-        {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}], "x": False},
-        {"breakdown": False},
-        [{"cards": ["KS", "QS", "JS", "JC"]}],
     ],
 )
-def test_fast_path_refuses_what_batch_ok_refuses(body: Any) -> None:
+def test_the_table_loop_refuses_every_hand_the_schema_refuses(body: Any) -> None:
     assert not batch_ok(body, LIMIT)
-    assert hands._batch_results(body, LIMIT) is None
+    for breakdown in (False, True):
+        with pytest.raises(Unexplained):
+            batch.judge_hands(body["hands"], breakdown)
 
 
-# --- answers: byte for byte the slow path's --------------------------------------------------
+# --- answers: byte for byte the core's, rendered ----------------------------------------------
 
 
 @pytest.mark.parametrize("breakdown", [False, True])
-def test_aliases_cases_symbols_and_trumps_answer_like_the_slow_path(
-    client: FlaskClient, slow_client: FlaskClient, breakdown: bool
+def test_aliases_cases_symbols_and_trumps_answer_as_the_core_does(
+    client: FlaskClient, breakdown: bool
 ) -> None:
-    batch = random_hands(3_000, seed=5)
-    body = {"hands": batch, "breakdown": breakdown}
-    fast = client.post(BATCH, json=body)
-    assert fast.status_code == 200
-    assert fast.get_data() == reference_body(batch, breakdown)
-    assert fast.get_data() == slow_client.post(BATCH, json=body).get_data()
+    hands_ = random_hands(3_000, seed=5)
+    answer = client.post(BATCH, json={"hands": hands_, "breakdown": breakdown})
+    assert answer.status_code == 200
+    assert answer.get_data() == reference_body(hands_, breakdown)
 
 
 def test_default_is_breakdown(client: FlaskClient) -> None:
@@ -164,14 +154,23 @@ def test_every_distinct_hand_under_every_trump(client: FlaskClient) -> None:
 def test_breakdowns_past_the_kept_limit(
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(hands, "_TAIL_LIMIT", 0)  # nothing more kept: every new hand rendered
-    batch = random_hands(500, seed=7)
-    assert client.post(BATCH, json={"hands": batch}).get_data() == reference_body(batch, True)
+    monkeypatch.setattr(batch, "_TAIL_LIMIT", 0)  # nothing more kept: every new hand rendered
+    hands_ = random_hands(500, seed=7)
+    assert client.post(BATCH, json={"hands": hands_}).get_data() == reference_body(hands_, True)
 
 
-def test_scores_function_agrees_with_the_core() -> None:
-    batch = random_hands(2_000, seed=8)
-    assert hands._scores(batch) == [r["score"] for r in reference(batch, False)]
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=40), st.integers(min_value=0))
+def test_the_loops_canonical_flag_is_the_forms_own_test(size: int, seed: int) -> None:
+    """The batch's digest hashes its sorted text as is exactly when the loop met no alias: the
+    loop's flag must be the canonical form's own test, on any mix of spellings."""
+    rng = random.Random(seed)
+    hands_ = random_hands(size, seed) if rng.random() < 0.5 else _canonical_hands(size, seed)
+    body = {"hands": hands_}
+    for breakdown in (False, True):
+        results, canonical = batch.judge_hands(hands_, breakdown)
+        assert canonical == spelled_canonically(form_of(BATCH), body)
+        assert orjson.dumps(results) == orjson.dumps(reference(hands_, breakdown))
 
 
 # --- refusals: the schema's problem, pointing into the last hand ------------------------------
@@ -222,11 +221,10 @@ def test_a_bad_last_hand_gets_the_schemas_problem(
     ],
 )
 def test_top_level_refusals_are_the_schemas(
-    client: FlaskClient, slow_client: FlaskClient, body: Any, expected: list[str]
+    client: FlaskClient, body: Any, expected: list[str]
 ) -> None:
     answer = client.post(BATCH, json=body)
     assert sorted(pointers(problem(answer, 422, "VALIDATION_ERROR"))) == expected
-    assert answer.get_data() == slow_client.post(BATCH, json=body).get_data()
 
 
 # --- the collector ------------------------------------------------------------------------------
@@ -246,45 +244,36 @@ def test_the_collector_runs_again_after_each_batch(client: FlaskClient) -> None:
     assert gc.isenabled()
 
 
-def test_pause_for_batches_holds_the_collector_for_the_whole_call() -> None:
+def test_the_collector_is_paused_while_a_batch_is_judged(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[bool] = []
+    real = batch.judge_hands
 
-    def inner(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+    def watched(hands_: Any, breakdown: bool) -> Any:
         seen.append(gc.isenabled())
-        if environ.get("boom"):
-            raise RuntimeError("boom")
-        return [b"{}"]
+        return real(hands_, breakdown)
 
-    def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-        return None
-
-    wrapped = hands.pause_for_batches(inner)
-    assert wrapped({"PATH_INFO": BATCH}, start) == [b"{}"]
-    assert gc.isenabled()
-    wrapped({"PATH_INFO": "/v1/hands/score"}, start)
-    with pytest.raises(RuntimeError):
-        wrapped({"PATH_INFO": BATCH, "boom": True}, start)
-    assert seen == [False, True, False]
+    monkeypatch.setattr(batch, "judge_hands", watched)
+    assert client.post(BATCH, json={"hands": [GOOD]}).status_code == 200
+    assert seen == [False]
     assert gc.isenabled()
 
 
-def test_the_served_app_pauses_for_batches_and_freezes_what_it_built() -> None:
-    code = (
-        "import gc, service.wsgi as w; "
-        "print(w.app.wsgi_app.__qualname__, gc.get_freeze_count() > 10_000, gc.isenabled())"
-    )
+def test_the_served_app_freezes_what_it_built() -> None:
+    code = "import gc, service.wsgi as w; print(gc.get_freeze_count() > 10_000, gc.isenabled())"
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.split()
-    assert out == ["pause_for_batches.<locals>.serve", "True", "True"]
+    assert out == ["True", "True"]
 
 
 def test_overlapping_pauses_resume_once_all_end() -> None:
     assert gc.isenabled()
-    first, second = hands.CollectorPause(), hands.CollectorPause()
+    first, second = CollectorPause(), CollectorPause()
     first.end()
     assert not gc.isenabled()
     first.end()  # idempotent
@@ -297,45 +286,25 @@ def test_overlapping_pauses_resume_once_all_end() -> None:
 def test_a_collector_disabled_by_someone_else_stays_disabled() -> None:
     gc.disable()
     try:
-        hands.CollectorPause().end()
+        CollectorPause().end()
         assert not gc.isenabled()
     finally:
         gc.enable()
 
 
-# --- the raw-bytes path: same answers, same digests, same refusals as the ordinary read ---------
+# --- digests: the canonical form's, whatever the layout ----------------------------------------
 
 
 class _Audited:
-    """An app whose audit lines land in a list, and its twin with the raw-bytes path off."""
+    """An app whose audit lines land in a list."""
 
     def __init__(self) -> None:
         self.lines: list[bytes] = []
         self.app = create_app(Config(), audit_sink=self.lines.append)
 
-        self.raw_answers = 0
-        """Requests the raw-bytes path answered."""
-        self.spans = 0
-        """Digests taken over the raw text."""
-
-    def post(self, data: bytes, raw: bool) -> tuple[int, bytes, dict[str, Any]]:
-        real, span = hands._answer_raw, audit._canonical_hands
-
-        def answer_raw(*args: Any) -> Any:
-            answered = real(*args)
-            self.raw_answers += answered is not None
-            return answered
-
-        def canonical_hands(*args: Any) -> Any:
-            found = span(*args)
-            self.spans += found is not None
-            return found
-
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(audit, "_canonical_hands", canonical_hands)
-            patch.setattr(hands, "_answer_raw", answer_raw if raw else lambda *args: None)
-            with self.app.test_client() as client:
-                answer = client.post(BATCH, data=data, content_type="application/json")
+    def post(self, data: bytes) -> tuple[int, bytes, dict[str, Any]]:
+        with self.app.test_client() as client:
+            answer = client.post(BATCH, data=data, content_type="application/json")
         return answer.status_code, answer.get_data(), orjson.loads(self.lines[-1])
 
 
@@ -396,29 +365,25 @@ LAYOUTS = [
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("flag", ["false", "true"])
 @pytest.mark.parametrize("aliases", [False, True])
-def test_raw_path_answers_and_digests_as_the_ordinary_read(
+def test_any_layout_answers_and_digests_alike(
     audited: _Audited, layout: str, flag: str, aliases: bool
 ) -> None:
-    from service.api.envelope.audit import canonical_body, sha256
-
     rng = random.Random(f"{layout}{flag}{aliases}")
-    answered, spans = audited.raw_answers, audited.spans
     for size in (1, 7, 300):
-        text = layout.format(
-            hands=_spellings(rng, _canonical_hands(size, size), aliases), flag=flag
-        )
-        data = text.encode()
-        status, answer, record = audited.post(data, raw=True)
-        slow_status, slow_answer, slow_record = audited.post(data, raw=False)
-        assert status == slow_status == 200, answer
-        assert answer == slow_answer
-        assert record["body_sha256"] == slow_record["body_sha256"]
-        assert record["body_sha256"] == sha256(canonical_body(BATCH, orjson.loads(data)))
-        assert record["response_sha256"] == slow_record["response_sha256"]
-        assert record["verdict"] == slow_record["verdict"] == {"hands": size}
-    assert audited.raw_answers == answered + 3  # every one answered by the raw path
-    canonical = not aliases and layout.count(" ") + layout.count("\n") + layout.count("\\") == 0
-    assert audited.spans == spans + (3 if canonical else 0)  # hashed as sent when canonical
+        hands_ = _canonical_hands(size, size)
+        data = layout.format(hands=_spellings(rng, hands_, aliases), flag=flag).encode()
+        status, answer, record = audited.post(data)
+        breakdown = flag == "true" or "flag" not in layout
+        shown: dict[str, Any] = {"hands": hands_}
+        if "flag" in layout:
+            shown["breakdown"] = breakdown
+        compact = orjson.dumps(shown)
+        _, compact_answer, compact_record = audited.post(compact)
+        assert status == 200, answer
+        assert answer == compact_answer == reference_body(hands_, breakdown)
+        assert record["body_sha256"] == compact_record["body_sha256"]
+        assert record["body_sha256"] == request_digest(BATCH, orjson.loads(data))
+        assert record["verdict"] == {"hands": size}
 
 
 REPEATED = [
@@ -434,29 +399,11 @@ REPEATED = [
 
 
 @pytest.mark.parametrize("data", REPEATED)
-def test_raw_path_leaves_repeated_keys_to_the_ordinary_read(audited: _Audited, data: bytes) -> None:
-    status, answer, record = audited.post(data, raw=True)
-    slow_status, slow_answer, slow_record = audited.post(data, raw=False)
-    assert status == slow_status == 400
-    assert answer == slow_answer
+def test_a_repeated_key_is_refused_and_named_by_the_bytes(audited: _Audited, data: bytes) -> None:
+    status, answer, record = audited.post(data)
+    assert status == 400
     assert b"repeats the key" in answer
-    assert record["body_sha256"] == slow_record["body_sha256"]
-
-
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(batch_bodies.flatmap(mutated))
-def test_raw_path_is_the_ordinary_read_on_any_body(body: Any) -> None:
-    if not _AUDITED:  # hypothesis tests take no function-scoped fixtures
-        _AUDITED.append(_Audited())
-    audited = _AUDITED[0]
-    data = orjson.dumps(body)
-    status, answer, record = audited.post(data, raw=True)
-    slow_status, slow_answer, slow_record = audited.post(data, raw=False)
-    assert (status, answer) == (slow_status, slow_answer)
-    assert record.get("body_sha256") == slow_record.get("body_sha256")
-
-
-_AUDITED: list[_Audited] = []
+    assert record["body_sha256"] == sha256(data)
 
 
 @pytest.mark.parametrize(
@@ -471,21 +418,7 @@ _AUDITED: list[_Audited] = []
         b'{"hands":[{"cards":["10S","QS","JS","JC"]}],"breakdown":false}\n',
     ],
 )
-def test_raw_path_digest_of_near_canonical_bodies(audited: _Audited, data: bytes) -> None:
-    from service.api.envelope.audit import canonical_body, sha256
-
-    status, answer, record = audited.post(data, raw=True)
-    slow_status, slow_answer, slow_record = audited.post(data, raw=False)
-    assert status == slow_status == 200
-    assert answer == slow_answer
-    assert record["body_sha256"] == slow_record["body_sha256"]
-    assert record["body_sha256"] == sha256(canonical_body(BATCH, orjson.loads(data)))
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.binary(max_size=200) | st.text(alphabet=',[{:]}"ab ', max_size=200).map(str.encode))
-def test_the_raw_paths_value_bound_is_the_budgets(data: bytes) -> None:
-    from service.api.envelope.budget import values_bound
-
-    marks = audit.structure(data)
-    assert len(marks) - marks.count(b":") + 1 == values_bound(data)
+def test_the_digest_of_near_canonical_bodies(audited: _Audited, data: bytes) -> None:
+    status, _, record = audited.post(data)
+    assert status == 200
+    assert record["body_sha256"] == request_digest(BATCH, orjson.loads(data))

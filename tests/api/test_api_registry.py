@@ -1,5 +1,6 @@
 """The endpoint registry is the one source of every decision about a route: what Flask serves,
-what the envelope protects, audits, signs and pre-dispatches, and what the contract documents."""
+which road a JSON endpoint takes, what the envelope protects, audits and signs, and what the
+contract documents."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from service.api.config import Config
 from service.api.contract.operation import Operation
 from service.api.contract.schemas import request_schemas
 from service.api.endpoints.endpoint import ASSETS, Endpoint, Resources, View, serve, unique
-from service.api.envelope import audit
 from service.api.envelope.middleware import Observer
 from service.api.envelope.routes import is_protected_template
 from service.api.registry import ENDPOINTS
+from service.wire.canonical import SIGNED_ROUTES
 
 
 def _observer(app: Flask) -> Observer:
@@ -31,8 +32,8 @@ def test_flask_serves_exactly_the_registry_and_the_pages_assets(app: Flask) -> N
     declared = {(e.method, e.path) for e in ENDPOINTS}
     assets = {("GET", e.path + ASSETS + "/<path:filename>") for e in ENDPOINTS if e.assets}
     assert served == declared | assets
-    for endpoint in ENDPOINTS:
-        assert app.view_functions[endpoint.name].__name__ != "<lambda>"
+    for endpoint in ENDPOINTS:  # exactly one dispatcher: Flask's view, or the envelope's road
+        assert (endpoint.name in app.view_functions) == (endpoint.view is not None)
 
 
 def test_each_route_is_enveloped_as_its_record_says(app: Flask) -> None:
@@ -42,7 +43,7 @@ def test_each_route_is_enveloped_as_its_record_says(app: Flask) -> None:
         assert route.label == endpoint.path
         assert route.kind is endpoint.audit
         assert route.protected == is_protected_template(endpoint.path)
-        assert (route.shortcut is not None) == (endpoint.shortcut is not None)
+        assert (route.road is not None) == (endpoint.handler is not None)
         csp = dict(route.headers)["Content-Security-Policy"]
         if endpoint.page_csp is not None:
             assert csp == endpoint.page_csp
@@ -64,10 +65,18 @@ def test_the_contract_documents_each_record(app: Flask) -> None:
         assert signed == endpoint.is_verdict
 
 
-def test_the_offline_verdict_table_is_the_registrys() -> None:
-    """``audit.KINDS`` serves receipt checks away from the service (no web import there)."""
-    assert {e.path: e.audit for e in ENDPOINTS if e.is_verdict} == audit.KINDS
-    assert frozenset(audit.KINDS) == audit.SIGNED_ROUTES
+def test_the_verdict_endpoints_are_the_wire_forms() -> None:
+    """The receipts and the command line know the verdict endpoints from ``service.wire`` alone
+    (no web import there): the registry's verdict records are exactly those paths."""
+    assert {e.path for e in ENDPOINTS if e.is_verdict} == SIGNED_ROUTES
+    assert all(e.handler is not None for e in ENDPOINTS if e.is_verdict)
+
+
+def test_a_record_has_one_dispatcher() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        Endpoint("GET", "/x", Operation("x", "s", "operations"))
+    with pytest.raises(ValueError, match="exactly one"):
+        Endpoint("GET", "/x", Operation("x", "s", "operations"), _view, handler=lambda r: None)  # type: ignore[arg-type,return-value]
 
 
 def _view(_: Resources) -> View:

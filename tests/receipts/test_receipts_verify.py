@@ -11,7 +11,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.api.envelope.audit import canonical_body
 from service.receipts import (
     JwksError,
     Keyring,
@@ -23,6 +22,7 @@ from service.receipts import (
     verify_receipt,
 )
 from service.receipts.jose import b64encode, canonical_json
+from service.wire.canonical import canonical_text, form_of
 
 ENDPOINT = "/v1/hands/score"
 REQUEST = b'{"trump": "\xe2\x99\xa0", "cards": ["ks", "QS", "JS", "JC"]}'
@@ -66,7 +66,7 @@ def test_genuine_receipt_is_valid(signer: Signer, keyring: Keyring) -> None:
     assert result.request.recorded == result.request.recomputed
     assert (
         result.request.recomputed
-        == hashlib.sha256(canonical_body(ENDPOINT, orjson.loads(REQUEST))).hexdigest()
+        == hashlib.sha256(canonical_text(form_of(ENDPOINT), orjson.loads(REQUEST))).hexdigest()
     )
     assert result.response.recomputed == hashlib.sha256(RESPONSE).hexdigest()
 
@@ -256,7 +256,7 @@ def test_any_byte_of_the_response_flipped_is_refused(
 
 def _canonical(body: bytes) -> bytes | None:
     try:
-        return canonical_body(ENDPOINT, orjson.loads(body))
+        return canonical_text(form_of(ENDPOINT), orjson.loads(body))
     except orjson.JSONDecodeError:
         return None
 

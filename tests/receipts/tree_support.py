@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import marshal
+import re
 import shutil
 import sys
 from collections.abc import Iterable, Mapping
@@ -71,7 +72,9 @@ def site_packages(
         for requirement in requires:
             if "extra ==" in requirement:
                 continue
-            name = requirement.split(";")[0].split(">")[0].split("=")[0].split("[")[0].strip()
+            found = re.match(r"\s*([A-Za-z0-9._-]+)", requirement)
+            assert found is not None, requirement
+            name = found.group(1)
             versions[name] = metadata.version(name)
     for name, version in versions.items():
         dist_info(root, name, version)

@@ -74,7 +74,7 @@ def repeats_a_key(data: bytes, colons: int) -> bool:
 def refuse_repeated(data: bytes) -> NoReturn:
     """The 400 naming the first key ``data`` repeats (``repeats_a_key`` said it does)."""
     refuse_repeated_key(data)
-    raise Problem(MALFORMED_JSON, "the body repeats a key in one object")  # pragma: no cover
+    raise Problem(MALFORMED_JSON, N_("the body repeats a key in one object"))  # pragma: no cover
 
 
 def parse(data: bytes) -> Any:

@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, Final
-
-from flask import Response
+from typing import Any
 
 from service.api.contract import render
-from service.api.contract.checks import Check, check_for
+from service.api.contract.checks import check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import BettingResponseSchema
-from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.endpoints.endpoint import Endpoint, Resources
 from service.api.envelope import audit
-from service.api.envelope.body import json_response, load, read_json
-from service.api.fastpath.shortcut import JsonShortcut
+from service.api.envelope.road import Handler, Judged
 from service.game.betting import validate_betting
 from service.game.errors import RulesError
 from service.game.ruleset import RULESET
+from service.wire.canonical import BETTING_PATH
 
 EXAMPLE_ROUND: dict[str, Any] = {
     "players": ["ann", "bob", "cid", "dan"],
@@ -115,63 +113,30 @@ VALIDATE = Operation(
 )
 
 
-def _validate_view(resources: Resources) -> View:
-    schema = resources.schemas.betting()
-    betting_ok = check_for(resources.schemas.betting)
-
-    def validate() -> Response:
-        body = read_json()
-        if not betting_ok(body):
-            body = load(schema, body)
-        try:
-            out = _verdict(body)
-        except RulesError as error:  # setup errors: their paths are already rooted in the body
-            raise rules_problem(error) from None
-        return json_response(out)
-
-    return validate
+def _validate_handler(resources: Resources) -> Handler:
+    return Handler(resources.schemas.betting(), check_for(resources.schemas.betting), _verdict)
 
 
-VALIDATE_PATH: Final = "/v1/betting/validate"
-
-
-def _verdict(body: Any) -> dict[str, Any]:
-    """The verdict on a body the derived check (or the schema) accepted, legal or not: the view's
-    and the shortcut's. A broken setup raises (``SetupError``): the view's 422."""
-    result = validate_betting(
-        body["players"],
-        body["dealer"],
-        body["ante"],
-        body.get("actions", ()),
-        body.get("minimum_stake"),
-        body.get("maximum_stake"),
-        trace=body.get("trace") is True,
-    )
+def _verdict(body: Any) -> Judged:
+    """The verdict on an accepted body, legal or not. A broken setup is a 422 carrying the
+    setup's code (its path is already rooted in the body)."""
+    try:
+        result = validate_betting(
+            body["players"],
+            body["dealer"],
+            body["ante"],
+            body.get("actions", ()),
+            body.get("minimum_stake"),
+            body.get("maximum_stake"),
+            trace=body.get("trace") is True,
+        )
+    except RulesError as error:
+        raise rules_problem(error) from None
     out = render.betting(result)
     out["ruleset"] = RULESET
-    return out
-
-
-class BettingShortcut(JsonShortcut):
-    """``POST /v1/betting/validate`` served without entering Flask (``shortcut.py``) when the
-    body passes ``BettingSchema``'s derived check and its setup is sound: every verdict, legal or
-    not, is a 200. Any setup error, or a body only the schema can explain, is Flask's."""
-
-    __slots__ = ()
-
-    def __init__(self, max_body: int | None, check: Check) -> None:
-        super().__init__(max_body, check, _verdict)
+    return Judged(out)
 
 
 ENDPOINTS = (
-    Endpoint(
-        "POST",
-        VALIDATE_PATH,
-        VALIDATE,
-        _validate_view,
-        audit=audit.BETTING,
-        shortcut=lambda resources: BettingShortcut(
-            resources.config.max_body_bytes, check_for(resources.schemas.betting)
-        ),
-    ),
+    Endpoint("POST", BETTING_PATH, VALIDATE, handler=_validate_handler, audit=audit.BETTING),
 )

@@ -1,13 +1,9 @@
 """The endpoint as the unit of change: one declarative record per route.
 
-An endpoint module exports ``ENDPOINTS``, a tuple of ``Endpoint`` records. Everything else reads
-those records: ``create_app`` registers each view under its path and method, the envelope takes
-the audit kind, the page policy and the pre-dispatch from them (through the route declarations
-the app hands it, so the envelope never imports an endpoint), and the OpenAPI builder documents
-each operation. Nothing about a route is written twice, so nothing about it can disagree.
-
-A view is built by a factory from the app's ``Resources`` (its configuration, schemas, keys and
-so on): work that can be done once per app is done in the factory, never per request.
+An endpoint module exports ``ENDPOINTS``, a tuple of ``Endpoint`` records, read by everything
+else: ``create_app`` gives a JSON endpoint its road (``envelope.road``) and registers every other
+view with Flask; the envelope takes the audit kind and page policy from them; the OpenAPI builder
+documents each operation. A handler or view is built once per app from its ``Resources``.
 """
 
 from __future__ import annotations
@@ -19,19 +15,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from flask import Blueprint, Flask
+from flask import Blueprint, Flask, Response
 from flask.typing import ResponseReturnValue
 
 from service.api.config import Config
 from service.api.contract.operation import Operation
 from service.api.contract.schemas import RequestSchemas
 from service.api.envelope.audit import PLAIN, Kind
-from service.api.envelope.routes import RouteDeclaration, Shortcut
+from service.api.envelope.budget import value_budget
+from service.api.envelope.road import Handler, Road
+from service.api.envelope.routes import RouteDeclaration
 from service.integrity import Manifest
+from service.wire.canonical import form_of
 
 if TYPE_CHECKING:
-    from _typeshed.wsgi import WSGIApplication
-
     from service.api.envelope.metrics import Metrics
     from service.receipts import Keyring
 
@@ -98,12 +95,12 @@ class Resources:
     """None only in a partial app (a test serving a few endpoints without ``/metrics``)."""
     spec: Spec = field(default_factory=lambda: Spec())
     ready_checks: Sequence[ReadyCheck] = ()
-    inner: Callable[[], WSGIApplication] = field(default=lambda: _no_app())
-    """The Flask app inside the envelope (for re-adjudication), known once the envelope is on."""
+    roads: Callable[[str], Road] = field(default=lambda path: _no_road(path))
+    """The road of a JSON endpoint by path (for re-adjudication), known once all are built."""
 
 
-def _no_app() -> WSGIApplication:
-    raise RuntimeError("the envelope is not installed yet")
+def _no_road(path: str) -> Road:
+    raise RuntimeError(f"no road is built for {path} yet")
 
 
 @dataclass(frozen=True)
@@ -114,16 +111,21 @@ class Endpoint:
     path: str
     operation: Operation
     """Its OpenAPI operation; ``operation_id`` also names the route in Flask."""
-    view: Callable[[Resources], View]
+    view: Callable[[Resources], View] | None = None
+    """A Flask view (pages, documents, probes); None for a JSON endpoint."""
+    handler: Callable[[Resources], Handler] | None = None
+    """A JSON endpoint's handler: its ``POST`` goes down its road, never through Flask."""
     audit: Kind = PLAIN
-    """How its body and answer are audited: a verdict kind makes it a verdict endpoint (signed
+    """How its answers are summarised: a verdict kind makes it a verdict endpoint (signed
     receipts, ``Verdict-Receipt`` in the contract); ``PLAIN`` for everything else."""
-    shortcut: Callable[[Resources], Shortcut] | None = None
-    """Serves its happy path before Flask is entered (``fastpath.shortcut``), if it has one."""
     page_csp: str | None = None
     """An HTML page: the Content-Security-Policy of the page and of its assets."""
     assets: Path | None = None
     """A folder served under ``<path>/static/<file>`` (the page's scripts, styles, images)."""
+
+    def __post_init__(self) -> None:
+        if (self.view is None) == (self.handler is None):
+            raise ValueError(f"{self.path}: give exactly one of a view and a handler")
 
     @property
     def name(self) -> str:
@@ -133,13 +135,21 @@ class Endpoint:
     def is_verdict(self) -> bool:
         return self.audit is not PLAIN
 
-    def declaration(self, resources: Resources) -> RouteDeclaration:
-        """What the envelope needs to know about this route."""
-        return RouteDeclaration(
-            kind=self.audit,
-            page_csp=self.page_csp,
-            shortcut=self.shortcut(resources) if self.shortcut is not None else None,
+    def road(self, resources: Resources) -> Road | None:
+        """A JSON endpoint's road, built from its handler (None for a Flask view)."""
+        if self.handler is None:
+            return None
+        config = resources.config
+        return Road(
+            self.handler(resources),
+            form_of(self.path),
+            max_body=config.max_body_bytes,
+            budget=value_budget(config),
         )
+
+    def declaration(self, road: Road | None) -> RouteDeclaration:
+        """What the envelope needs to know about this route."""
+        return RouteDeclaration(kind=self.audit, page_csp=self.page_csp, road=road)
 
 
 def unique(endpoints: Sequence[Endpoint]) -> tuple[Endpoint, ...]:
@@ -156,13 +166,14 @@ def unique(endpoints: Sequence[Endpoint]) -> tuple[Endpoint, ...]:
 
 
 def serve(app: Flask, endpoints: Sequence[Endpoint], resources: Resources) -> None:
-    """Register each endpoint's view on ``app`` (named by its operation id), and each page's
-    assets under ``<path>/static/``."""
+    """Register each endpoint's route on ``app`` (named by its operation id), with its view if it
+    has one (a JSON endpoint's rule only answers ``OPTIONS`` and refusals of other methods), and
+    each page's assets under ``<path>/static/``."""
     for endpoint in endpoints:
         app.add_url_rule(
             endpoint.path,
             endpoint=endpoint.name,
-            view_func=endpoint.view(resources),
+            view_func=endpoint.view(resources) if endpoint.view is not None else None,
             methods=[endpoint.method],
         )
         if endpoint.assets is not None:
@@ -178,3 +189,10 @@ def serve(app: Flask, endpoints: Sequence[Endpoint], resources: Resources) -> No
 
 ASSETS: Final = "/static"
 """Where a page's assets are served, below the page's own path."""
+
+
+def static_json(body: bytes, *, no_store: bool = False) -> Response:
+    """A pre-serialised JSON document (rules, health, build); ``no_store`` for answers that may
+    change (a probe's)."""
+    headers = (("Cache-Control", "no-store"),) if no_store else None
+    return Response(body, headers=headers, content_type="application/json")

@@ -16,8 +16,7 @@ from service.api.contract.operation import Operation
 from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.rules import RulesSchema, rules_document
 from service.api.contract.schemas import StatusSchema
-from service.api.endpoints.endpoint import Endpoint, Resources, View
-from service.api.envelope.body import static_json_response
+from service.api.endpoints.endpoint import Endpoint, Resources, View, static_json
 from service.game.scoring import tables_ready
 
 RULES_ANSWERS = {
@@ -192,7 +191,7 @@ def _rules_view(resources: Resources) -> View:
     body = orjson.dumps(rules_document(resources.config))
 
     def rules() -> Response:
-        return static_json_response(body)
+        return static_json(body)
 
     return rules
 
@@ -201,7 +200,7 @@ def _health_view(resources: Resources) -> View:
     body = orjson.dumps({"status": "ok"})
 
     def health() -> Response:
-        return static_json_response(body, no_store=True)
+        return static_json(body, no_store=True)
 
     return health
 
@@ -219,7 +218,7 @@ def _ready_view(resources: Resources) -> View:
         for check, detail in checks:
             if not check():
                 raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
-        return static_json_response(body, no_store=True)
+        return static_json(body, no_store=True)
 
     return ready
 

@@ -14,8 +14,7 @@ from marshmallow import fields
 
 from service.api.contract.operation import Operation
 from service.api.contract.schemas import BaseSchema
-from service.api.endpoints.endpoint import Endpoint, Resources, View
-from service.api.envelope.body import static_json_response
+from service.api.endpoints.endpoint import Endpoint, Resources, View, static_json
 from service.game.ruleset import RULESET
 
 SERVICE_NAME = "quart-bezique"
@@ -117,7 +116,7 @@ def _index_view(resources: Resources) -> View:
             # A person with a browser: the adjudicator's page. The Location is a path, never
             # built from the request's Host.
             return Response(status=303, headers={"Location": PAGE, "Cache-Control": "no-store"})
-        return static_json_response(body)
+        return static_json(body)
 
     return index
 

@@ -6,17 +6,18 @@ else (the shoe limit included) and its refusals become 422 problems pointing int
 
 from __future__ import annotations
 
-from flask import Response
+from typing import Any
 
 from service.api.contract import render
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import OddsResponseSchema
-from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.endpoints.endpoint import Endpoint, Resources
 from service.api.envelope import audit
-from service.api.envelope.body import json_response, load, read_json
+from service.api.envelope.road import Handler, Judged
 from service.game.errors import RulesError
 from service.game.odds import hand_odds
+from service.wire.canonical import ODDS_PATH
 
 ODDS_ANSWERS = {
     "one_opponent": {
@@ -90,11 +91,11 @@ ODDS = Operation(
 )
 
 
-def _odds_view(resources: Resources) -> View:
-    schema = resources.schemas.odds()
+def _odds_handler(resources: Resources) -> Handler:
+    """No derived check: the schema fills in the defaults (opponents, samples, seed), so every
+    body is loaded through it, once."""
 
-    def odds() -> Response:
-        body = load(schema, read_json())
+    def judge(body: Any) -> Judged:
         try:
             result = hand_odds(
                 body["cards"],
@@ -106,9 +107,9 @@ def _odds_view(resources: Resources) -> View:
             )
         except RulesError as error:
             raise rules_problem(error) from None
-        return json_response(render.odds(result))
+        return Judged(render.odds(result))
 
-    return odds
+    return Handler(resources.schemas.odds(), None, judge)
 
 
-ENDPOINTS = (Endpoint("POST", "/v1/hands/odds", ODDS, _odds_view, audit=audit.ODDS),)
+ENDPOINTS = (Endpoint("POST", ODDS_PATH, ODDS, handler=_odds_handler, audit=audit.ODDS),)

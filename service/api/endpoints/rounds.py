@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Response
+from typing import Any
 
 from service.api.contract import render
 from service.api.contract.checks import check_for
@@ -10,12 +10,13 @@ from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import SettleResponseSchema
 from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.endpoints.endpoint import Endpoint, Resources
 from service.api.envelope import audit
-from service.api.envelope.body import json_response, load, read_json
+from service.api.envelope.road import Handler, Judged
 from service.game.errors import RulesError
 from service.game.ruleset import RULESET
 from service.game.settlement import settle_round
+from service.wire.canonical import SETTLE_PATH
 
 SETTLE_ANSWERS = {
     "rules_example": {
@@ -142,14 +143,8 @@ SETTLE = Operation(
 )
 
 
-def _settle_view(resources: Resources) -> View:
-    schema = resources.schemas.settle()
-    settle_ok = check_for(resources.schemas.settle)
-
-    def settle() -> Response:
-        body = read_json()
-        if not settle_ok(body):
-            body = load(schema, body)
+def _settle_handler(resources: Resources) -> Handler:
+    def judge(body: Any) -> Judged:
         try:
             result = settle_round(
                 body["players"],
@@ -165,9 +160,9 @@ def _settle_view(resources: Resources) -> View:
             raise rules_problem(error) from None
         out = render.settlement(result)
         out["ruleset"] = RULESET
-        return json_response(out)
+        return Judged(out)
 
-    return settle
+    return Handler(resources.schemas.settle(), check_for(resources.schemas.settle), judge)
 
 
-ENDPOINTS = (Endpoint("POST", "/v1/rounds/settle", SETTLE, _settle_view, audit=audit.SETTLE),)
+ENDPOINTS = (Endpoint("POST", SETTLE_PATH, SETTLE, handler=_settle_handler, audit=audit.SETTLE),)

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from flask import Response
+from typing import Any
 
 from service.api.contract import render
 from service.api.contract.checks import check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import ShowdownResponseSchema
-from service.api.endpoints.endpoint import Endpoint, Resources, View
+from service.api.endpoints.endpoint import Endpoint, Resources
 from service.api.envelope import audit
-from service.api.envelope.body import json_response, load, read_json
+from service.api.envelope.road import Handler, Judged
 from service.game.errors import PathElement, RulesError
 from service.game.ruleset import RULESET
 from service.game.showdown import compare_hands
+from service.wire.canonical import SHOWDOWN_PATH
 
 SHOWDOWN_ANSWERS = {
     "marriage_vs_bezique": {
@@ -76,14 +77,8 @@ def _anchor(path: tuple[PathElement, ...]) -> tuple[PathElement, ...]:
     return ("hands", *path)
 
 
-def _showdown_view(resources: Resources) -> View:
-    schema = resources.schemas.showdown()
-    showdown_ok = check_for(resources.schemas.showdown)
-
-    def compare() -> Response:
-        body = read_json()
-        if not showdown_ok(body):
-            body = load(schema, body)
+def _showdown_handler(resources: Resources) -> Handler:
+    def judge(body: Any) -> Judged:
         first, second = body["hands"]
         try:
             result = compare_hands(first["cards"], second["cards"], body.get("trump"))
@@ -92,9 +87,11 @@ def _showdown_view(resources: Resources) -> View:
             raise rules_problem(error) from None
         out = render.showdown(result, (first["player"], second["player"]))
         out["ruleset"] = RULESET
-        return json_response(out)
+        return Judged(out)
 
-    return compare
+    return Handler(resources.schemas.showdown(), check_for(resources.schemas.showdown), judge)
 
 
-ENDPOINTS = (Endpoint("POST", "/v1/showdown", SHOWDOWN, _showdown_view, audit=audit.SHOWDOWN),)
+ENDPOINTS = (
+    Endpoint("POST", SHOWDOWN_PATH, SHOWDOWN, handler=_showdown_handler, audit=audit.SHOWDOWN),
+)

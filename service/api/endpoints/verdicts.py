@@ -12,17 +12,14 @@
   reason code (``service.receipts.Reason``). A mismatch or a bad receipt is a verdict about the
   record (200), not an error in the request.
 
-The re-adjudication calls the Flask app itself, inside this request, on the named endpoint's exact
-path: the same views, schemas and renderers give the same bytes as a direct call. It runs with an
-exchange of its own, so it leaves no mark on this request's audit record, and under the same body
-limit as any request (the original body is part of this one).
+The re-adjudication sends the stored request down the named endpoint's own road: the same check,
+schema, core and renderer give the same bytes as a direct call.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import orjson
 from flask import Response
@@ -31,15 +28,13 @@ from marshmallow import fields, validate
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.schemas import BaseSchema
-from service.api.endpoints.endpoint import Endpoint, Resources, View
-from service.api.envelope import exchange
-from service.api.envelope.audit import KINDS, SIGNED_ROUTES
-from service.api.envelope.body import json_response, load, read_json, static_json_response
+from service.api.endpoints.endpoint import Endpoint, Resources, View, static_json
+from service.api.envelope.audit import PLAIN
+from service.api.envelope.exchange import Exchange
+from service.api.envelope.road import Handler, Judged, Road
 from service.game.ruleset import RULESET
 from service.receipts.header import Reason
-
-if TYPE_CHECKING:
-    from _typeshed.wsgi import WSGIApplication
+from service.wire.canonical import SIGNED_ROUTES
 
 JWKS_PATH: Final = "/.well-known/jwks.json"
 VERIFY_PATH: Final = "/v1/verdicts/verify"
@@ -284,25 +279,23 @@ def _build_view(resources: Resources) -> View:
     def build() -> Response:
         if build_body is None:
             raise Problem(NOT_READY, "the build manifest cannot be computed")
-        return static_json_response(build_body)
+        return static_json(build_body)
 
     return build
 
 
-def _verify_view(resources: Resources) -> View:
-    """Re-adjudicates on ``resources.inner``: the Flask app inside the envelope."""
+def _verify_handler(resources: Resources) -> Handler:
+    """Re-adjudicates down the named endpoint's own road (``resources.roads``)."""
     keyring, manifest, version = resources.keyring, resources.manifest, resources.version
-    judge = resources.inner
+    roads = resources.roads
     jwks = orjson.loads(orjson.dumps(keyring.jwks() if keyring is not None else {"keys": []}))
     build_digest = manifest.digest if manifest is not None else ""
 
-    def verify() -> Response:
+    def verify(body: Any) -> Judged:
         from service.receipts import request_digest, verify_receipt  # loads cryptography
 
-        body = load(VerifyRequestSchema(), read_json())
         endpoint: str = body["endpoint"]
-        sent = orjson.dumps(body["request"])
-        status, answer = _replay(judge(), endpoint, sent)
+        status, answer = _replay(roads(endpoint), body["request"])
         recomputed = hashlib.sha256(answer).hexdigest()
         receipt_check: dict[str, Any] | None = None
         recorded_request: str | None = None
@@ -325,7 +318,7 @@ def _verify_view(resources: Resources) -> View:
                 "reason": checked.reason.value,
                 "kid": checked.kid,
             }
-        return json_response(
+        return Judged(
             {
                 "endpoint": endpoint,
                 "ruleset": RULESET,
@@ -342,79 +335,20 @@ def _verify_view(resources: Resources) -> View:
             }
         )
 
-    return verify
+    return Handler(VerifyRequestSchema(), None, verify)
+
+
+def _replay(road: Road, request: Any) -> tuple[int, bytes]:
+    """The status and exact body a direct ``POST`` of ``request`` gets, as a client would get
+    them: the request was parsed with this one (no key repeated, within every limit), so its
+    endpoint's road takes it from its check on, under an exchange of its own that leaves no mark
+    on this request's audit record."""
+    status, _, answer = road.respond(request, None, Exchange("replay", PLAIN, audit_log=False))
+    return int(status[:3]), answer
 
 
 ENDPOINTS = (
     Endpoint("GET", JWKS_PATH, JWKS, _jwks_view),
     Endpoint("GET", "/v1/build", BUILD, _build_view),
-    Endpoint("POST", VERIFY_PATH, VERIFY, _verify_view),
+    Endpoint("POST", VERIFY_PATH, VERIFY, handler=_verify_handler),
 )
-
-
-def _replay(app: WSGIApplication, endpoint: str, body: bytes) -> tuple[int, bytes]:
-    """The status and exact body ``app`` answers ``POST endpoint`` with, as a client would get
-    them, recorded under an exchange of its own (the outer request's audit record is untouched).
-    """
-    environ: dict[str, Any] = {
-        "REQUEST_METHOD": "POST",
-        "SCRIPT_NAME": "",
-        "PATH_INFO": endpoint,
-        "QUERY_STRING": "",
-        "SERVER_NAME": "replay",
-        "SERVER_PORT": "0",
-        "SERVER_PROTOCOL": "HTTP/1.1",
-        "CONTENT_TYPE": "application/json",
-        "CONTENT_LENGTH": str(len(body)),
-        "wsgi.version": (1, 0),
-        "wsgi.url_scheme": "http",
-        "wsgi.input": _Input(body),
-        "wsgi.errors": _Discard(),
-        "wsgi.multithread": True,
-        "wsgi.multiprocess": True,
-        "wsgi.run_once": False,
-    }
-    seen: list[str] = []
-
-    def start_response(status: str, headers: Any, exc_info: Any = None) -> Callable[[bytes], Any]:
-        seen.append(status)
-        return lambda data: None
-
-    outer = exchange.current()
-    exchange.local.exchange = exchange.Exchange("replay", KINDS[endpoint], True)
-    try:
-        chunks: Iterable[bytes] = app(environ, start_response)
-        try:
-            answer = b"".join(chunks)
-        finally:
-            close = getattr(chunks, "close", None)
-            if close is not None:
-                close()
-    finally:
-        exchange.local.exchange = outer
-    return int(seen[0][:3]), answer
-
-
-class _Input:
-    """A request body stream over bytes already read."""
-
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-        self._at = 0
-
-    def read(self, size: int = -1) -> bytes:
-        end = len(self._data) if size is None or size < 0 else self._at + size
-        chunk = self._data[self._at : end]
-        self._at += len(chunk)
-        return chunk
-
-    def readline(self, size: int = -1) -> bytes:  # pragma: no cover - Werkzeug reads in blocks
-        return self.read(size)
-
-
-class _Discard:
-    def write(self, text: str) -> int:  # pragma: no cover - nothing writes to wsgi.errors here
-        return len(text)
-
-    def flush(self) -> None:  # pragma: no cover
-        return None

@@ -21,17 +21,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from flask import Flask, current_app, has_app_context
-
 from service.api.config import Config
 from service.api.contract.fields import PLAYER_MAX_LENGTH
 from service.api.contract.i18n import N_
 from service.api.contract.problems import BODY_TOO_LARGE, Problem
-from service.api.envelope.exchange import Exchange
 
 _COUNTED: Final = b",[{"
-CONFIG_KEY: Final = "QUART_BEZIQUE_VALUE_BUDGET"
-"""Where an app keeps its budget (``app.config``, set when its routes are registered)."""
 PER_HAND: Final = 7
 """Bound of a valid batch hand: ``{`` ``[``, three commas between its cards, one before its trump,
 one after the hand (card and suit spellings hold none of the counted characters)."""
@@ -49,20 +44,6 @@ def value_budget(config: Config) -> int:
     return max(PER_HAND * config.max_batch_hands, PER_ACTION * config.max_actions) + FIXED
 
 
-DEFAULT_BUDGET: Final = value_budget(Config())
-PRE_DISPATCH_BUDGET: Final = 8 * Config().max_actions + FIXED
-"""Outside an app, i.e. in the pre-dispatch of score and betting requests (``shortcut.py``): twice
-what the default configuration's largest betting body holds with player ids free of commas and
-brackets. A body over it is declined unparsed and Flask judges it with the app's own budget: the
-pre-dispatch serves the ordinary requests fast, and never parses a hostile body before Flask
-does it again."""
-
-
-def keep(app: Flask, config: Config) -> None:
-    """Make ``config``'s budget the one ``current_budget`` finds while ``app`` serves."""
-    app.config[CONFIG_KEY] = value_budget(config)
-
-
 def values_bound(data: bytes) -> int:
     """An upper bound on the JSON values ``data`` holds (exact when no string holds , [ or {).
     One C pass deleting the three characters: cheaper than three counting passes, for a
@@ -70,26 +51,15 @@ def values_bound(data: bytes) -> int:
     return len(data) - len(data.translate(None, _COUNTED)) + 1
 
 
-def current_budget() -> int:
-    """The serving app's budget; outside an app, ``PRE_DISPATCH_BUDGET``."""
-    if has_app_context():
-        budget: int = current_app.config.get(CONFIG_KEY, DEFAULT_BUDGET)
-        return budget
-    return PRE_DISPATCH_BUDGET
-
-
-def refuse_excess(data: bytes, exchange: Exchange | None) -> None:
+def refuse_excess(data: bytes, budget: int) -> None:
     """A 413 problem for a body that may hold more values than the budget, before it is parsed.
     A body shorter than the budget cannot exceed it (each counted character is a byte): nothing is
     counted then, which spares every ordinary request the pass."""
-    budget = current_budget()
     if len(data) < budget:
         return
     bound = values_bound(data)
     if bound <= budget:
         return
-    if exchange is not None:  # recorded by its raw bytes, like a body that is not JSON
-        exchange.raw = data
     raise Problem(
         BODY_TOO_LARGE,
         N_(

@@ -11,7 +11,7 @@ is plain dictionary and list operations on the WSGI environ and header list. Per
 3. on a protected route (all of ``/v1``, and anything unmatched) with API keys configured, checks
    ``Authorization`` (``auth.py``) and answers a prepared 401 itself, without entering Flask;
    under gunicorn, gives a POST's body a deadline (``deadline.py``);
-4. calls the app (or first the route's shortcut, if it has one: ``shortcut.JsonShortcut``), and
+4. sends a JSON endpoint's ``POST`` down its road (``road.py``), anything else to Flask, and
    holds back the status and headers it answers with, appending ``X-Request-ID`` and the route's
    security headers (``routes.py``), and the CORS headers when the operator allows the caller's
    origin (``cors.py``, which also answers a preflight here, before the key check: browsers send
@@ -216,13 +216,11 @@ class Observer:
                 denial = denial.in_language(negotiate(environ.get("HTTP_ACCEPT_LANGUAGE")))
                 respond(denial.status, list(denial.headers))
                 return [denial.body]
-        shortcut = route.shortcut
-        if shortcut is not None:
-            answer = shortcut(environ, ex)
-            if answer is not None:
-                headers, data = answer
-                respond("200 OK", headers)
-                return [data]
+        road = route.road
+        if road is not None and environ.get("REQUEST_METHOD") == "POST":
+            status, headers, data = road(environ, ex)
+            respond(status, headers)
+            return [data]
         return self.app(environ, respond)
 
     def _record(self, ex: Exchange, route: Route, environ: WSGIEnvironment, seconds: float) -> bool:
@@ -279,12 +277,6 @@ class Observer:
             }
         if ex.body_digest is not None:
             record["body_sha256"] = ex.body_digest
-        elif ex.sorted_body is not None:  # refused after parsing: the same canonical form
-            record["body_sha256"] = audit.body_digest(
-                route.kind, ex.body, ex.sorted_body, ex.residue, False
-            )
-        elif ex.raw is not None:
-            record["body_sha256"] = audit.sha256(ex.raw)
         if ex.response_digest is not None:
             record["response_sha256"] = ex.response_digest
         if judged and ex.summary is not None:

@@ -1,7 +1,7 @@
 """Route resolution: the one URL match that every decision about a request is taken from.
 
 Protection (does this request need an API key?), the audit kind and label, the metrics label, the
-security headers, the pre-dispatch shortcut and the view Flask runs must all describe the same
+security headers, the road of a JSON endpoint and the view Flask runs must all describe the same
 route. Decided apart, they drift: protection decided by testing the raw path for a ``/v1/``
 prefix while Werkzeug routes a differently spelled path (``/%2Fv1/hands/score`` reaches
 ``PATH_INFO`` as ``//v1/hands/score``, which Werkzeug would match to the score view) gives a
@@ -28,7 +28,7 @@ full match, which costs more.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,10 +42,7 @@ from service.api.envelope.audit import PLAIN, Kind
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
-    from service.api.envelope.exchange import Exchange
-
-Shortcut = Callable[["WSGIEnvironment", "Exchange"], "tuple[list[tuple[str, str]], bytes] | None"]
-"""Given the environ and the exchange: the answer's headers and body, or None to call the app."""
+    from service.api.envelope.road import Road
 
 RESOLUTION_KEY: Final = "quart_bezique.resolution"
 """Where the envelope leaves its ``Resolution`` in the WSGI environ for Flask to dispatch on."""
@@ -66,11 +63,11 @@ class RouteDeclaration:
 
     kind: Kind = PLAIN
     page_csp: str | None = None
-    shortcut: Shortcut | None = None
+    road: Road | None = None
 
 
 UNDECLARED: Final = RouteDeclaration()
-"""A route no endpoint declares (a page's assets): audited as sent, no shortcut."""
+"""A route no endpoint declares (a page's assets): audited as sent, no road."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +79,8 @@ class Route:
     kind: Kind
     headers: tuple[tuple[str, str], ...]
     protected: bool
-    shortcut: Shortcut | None = None
-    """Serves the route's happy path without entering the app (``shortcut.JsonShortcut``)."""
+    road: Road | None = None
+    """A JSON endpoint's road: serves its ``POST`` requests, which never enter Flask."""
 
     @property
     def matched(self) -> bool:
@@ -110,7 +107,7 @@ class Router:
 
     def __init__(self, url_map: Map, declarations: Mapping[str, RouteDeclaration]) -> None:
         """``declarations``: what each route (by rule template) declares: its audit kind, its
-        page policy (a page's assets, ``<page>/static/...``, get the page's) and its shortcut.
+        page policy (a page's assets, ``<page>/static/...``, get the page's) and its road.
         A route declaring no page policy gets ``API_CSP``: nothing may run as a page."""
         if not isinstance(url_map, StrictMap):
             raise TypeError("the router needs a StrictMap (use ResolvedFlask)")
@@ -136,7 +133,7 @@ class Router:
                 declared.kind,
                 headers,
                 is_protected_template(template),
-                declared.shortcut,
+                declared.road,
             )
             self._routes[template] = route
             if not rule.arguments:
@@ -149,14 +146,6 @@ class Router:
     def routes(self) -> Mapping[str, Route]:
         """Every route, by rule template."""
         return self._routes
-
-    def replace(self, template: str, route: Route) -> None:
-        """Swap what the envelope does on one route (tests compare a route with and without its
-        shortcut); the rule, and so the view Flask dispatches to, stays the same."""
-        self._routes[template] = route
-        for key, found in self._exact.items():
-            if found.rule is not None and found.rule.rule == template:
-                self._exact[key] = Resolution(route, found.rule)
 
     def resolve(self, environ: WSGIEnvironment) -> Resolution:
         found = self._exact.get((environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")))
