@@ -263,7 +263,7 @@ def when_ready(server: Any) -> None:
 def post_worker_init(worker: Any) -> None:
     """Report not-ready from the moment the drain starts, and on SIGTERM at the latest (when the
     drain is off, or the worker is stopped alone), before gunicorn's graceful stop begins."""
-    from service.api.endpoints.health import mark_draining
+    from service.api.envelope.draining import mark_draining
 
     previous = signal.getsignal(signal.SIGTERM)
 

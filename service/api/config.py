@@ -35,6 +35,9 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Final
 
+from service.wire.settings import ConfigError as ConfigError
+from service.wire.settings import env_int as env_int
+
 MIB: Final = 1024 * 1024
 DEFAULT_MAX_BODY_BYTES: Final = MIB
 DEFAULT_MAX_BATCH_HANDS: Final = 10_000
@@ -44,23 +47,6 @@ API_KEY_MIN_LENGTH: Final = 16
 API_KEY_MAX_LENGTH: Final = 512
 _API_KEY = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 """RFC 6750's ``b64token``: what may follow ``Bearer `` in an Authorization header."""
-
-
-class ConfigError(ValueError):
-    """An environment variable holds a value the service cannot run with."""
-
-
-def env_int(env: Mapping[str, str], name: str, default: int, *, low: int, high: int) -> int:
-    raw = env.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = int(raw.strip(), 10)
-    except ValueError:
-        raise ConfigError(f"{name} must be an integer, got {raw!r}") from None
-    if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low} and {high}, got {value}")
-    return value
 
 
 def _bool(env: Mapping[str, str], name: str, default: bool) -> bool:

@@ -2,7 +2,7 @@
 as that endpoint does (its schema with the service's default limits, then the core), and renders
 the verdict both ways (the API's JSON answer, and a table for people).
 
-The JSON is the HTTP answer's: the same ``service.api.contract.render`` functions plus
+The JSON is the HTTP answer's: the same ``service.wire.render`` functions plus
 ``ruleset``, serialised by orjson as the API does, so ``--json`` prints the very bytes the
 service answers (and whose SHA-256 a receipt records). A refusal is the API's problem document.
 """
@@ -15,10 +15,10 @@ from types import ModuleType
 from typing import Any
 
 from service import compare_hands, hand_odds, score_hand, settle_round, validate_betting
-from service.api.contract import render
 from service.game.cards import TrumpError
 from service.game.errors import PathElement, RulesError
 from service.game.ruleset import RULESET
+from service.wire import render
 
 from . import human
 from .problems import ExitCode

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import orjson
 
-from service.api.config import ConfigError
+from service.wire.settings import ConfigError
 
 from .jose import thumbprint
 from .keys import (

@@ -10,8 +10,8 @@ import hashlib
 from collections.abc import Callable
 from typing import Final
 
-from service.api.envelope.audit import now as audit_now
 from service.game.ruleset import RULESET
+from service.wire.clock import now as audit_now
 
 from .claims import TYPE, Claims
 from .jose import ALGORITHM, b64encode, canonical_json

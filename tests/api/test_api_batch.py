@@ -23,13 +23,13 @@ from hypothesis import strategies as st
 
 from service.api.app import create_app
 from service.api.config import Config
-from service.api.contract import render
 from service.api.envelope.collector import CollectorPause
 from service.api.envelope.road import Unexplained
 from service.api.fastpath import batch
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 from service.game.ruleset import RULESET
 from service.game.scoring import score_hand
+from service.wire import render
 from service.wire.canonical import form_of, request_digest, sha256, spelled_canonically
 from tests.api.api_support import ok, pointers, problem
 from tests.api.test_api_fastcheck import LIMIT, SCHEMAS, batch_bodies, mutated, schema_accepts

@@ -23,7 +23,7 @@ from werkzeug.test import TestResponse
 
 from service.api.app import create_app
 from service.api.config import Config
-from service.api.endpoints import health as meta
+from service.api.envelope import draining as draining_state
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SPEC: Final[dict[str, Any]] = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
@@ -150,7 +150,7 @@ def _refusing_audit_app() -> Flask:
 
 
 def _draining(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> TestResponse:
-    monkeypatch.setattr(meta, "_draining", True)
+    monkeypatch.setattr(draining_state, "_draining", True)
     return client.get("/readyz")
 
 

@@ -9,6 +9,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from service.api.endpoints import health as meta
+from service.api.envelope import draining as draining_state
 from service.game import scoring
 from service.game.betting import MAX_MONEY, ReasonCode
 from service.game.cards import CARD_BY_SPELLING, RANKS
@@ -71,11 +72,11 @@ def test_healthz(client: FlaskClient) -> None:
 
 @pytest.fixture()
 def draining() -> Iterator[None]:
-    meta.mark_draining()
+    draining_state.mark_draining()
     try:
         yield
     finally:
-        meta._draining = False
+        draining_state._draining = False
 
 
 def test_readyz_when_tables_are_built(client: FlaskClient) -> None:

@@ -98,7 +98,7 @@ def test_a_swapped_pyc_runs_under_gunicorn_and_moves_the_served_digest(tmp_path:
     assert compileall.compile_dir(app, quiet=1)  # the bytecode pip would have written
     honest, honest_scores = _serve(app, tmp_path / "honest.log")
     assert (
-        honest["manifest"]["files"]["service/api/contract/render.py"]
+        honest["manifest"]["files"]["service/wire/render.py"]
         == hashlib.sha256((app / RENDER).read_bytes()).hexdigest()
     )
 

@@ -112,7 +112,7 @@ def test_a_swapped_pyc_whose_header_matches_runs_and_moves_the_digest(tmp_path: 
     assert tampered.files[cached.relative_to(tree).as_posix()] == sha256(cached)
     # ... and the interpreter does run it: the tampered renderer adds 100 to a score.
     probe = (
-        "import types, service.api.contract.render as r;"
+        "import types, service.wire.render as r;"
         "h = types.SimpleNamespace(cards=[], trump=None, score=16, combinations=[], loose=[]);"
         "print(r.scored_hand(h)['score'])"
     )

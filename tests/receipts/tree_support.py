@@ -15,7 +15,7 @@ from pathlib import Path
 
 from service.integrity.manifest import installed_root, running_manifest, running_python
 
-RENDER = Path("service/api/contract/render.py")
+RENDER = Path("service/wire/render.py")
 HONEST = '"score": hand.score,'
 TAMPERED = '"score": hand.score + 100,'
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.contract import render
 from service.api.contract.checks import check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
@@ -15,6 +14,7 @@ from service.api.envelope.road import Handler, Judged
 from service.game.betting import validate_betting
 from service.game.errors import RulesError
 from service.game.ruleset import RULESET
+from service.wire import render
 from service.wire.canonical import BETTING_PATH
 
 EXAMPLE_ROUND: dict[str, Any] = {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.contract import render
 from service.api.contract.checks import check_for, derive
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
@@ -17,6 +16,7 @@ from service.game.cards import TrumpError
 from service.game.errors import RulesError
 from service.game.ruleset import RULESET
 from service.game.scoring import score_hand
+from service.wire import render
 from service.wire.canonical import BATCH_PATH, SCORE_PATH
 
 SCORE_ANSWERS = {

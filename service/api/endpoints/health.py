@@ -17,6 +17,7 @@ from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.rules import RulesSchema, rules_document
 from service.api.contract.schemas import StatusSchema
 from service.api.endpoints.endpoint import Endpoint, Resources, View, static_json
+from service.api.envelope.draining import is_draining
 from service.game.scoring import tables_ready
 
 RULES_ANSWERS = {
@@ -174,17 +175,9 @@ READY = Operation(
 AUDIT_LAGGING: Final = "the audit log is not keeping up"
 """The detail of a 503 on ``/readyz`` while the audit sink refuses lines (``sink.AuditSink``)."""
 
-_draining = False
-
-
-def mark_draining() -> None:
-    """Report not-ready from now on (called when the worker is asked to stop)."""
-    global _draining
-    _draining = True
-
 
 def is_ready() -> bool:
-    return tables_ready() and not _draining
+    return tables_ready() and not is_draining()
 
 
 def _rules_view(resources: Resources) -> View:
@@ -213,7 +206,7 @@ def _ready_view(resources: Resources) -> View:
 
     def ready() -> Response:
         if not is_ready():
-            detail = "shutting down" if _draining else "the scoring tables are not built yet"
+            detail = "shutting down" if is_draining() else "the scoring tables are not built yet"
             raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
         for check, detail in checks:
             if not check():

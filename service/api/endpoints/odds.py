@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.contract import render
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import OddsResponseSchema
@@ -17,6 +16,7 @@ from service.api.envelope import audit
 from service.api.envelope.road import Handler, Judged
 from service.game.errors import RulesError
 from service.game.odds import hand_odds
+from service.wire import render
 from service.wire.canonical import ODDS_PATH
 
 ODDS_ANSWERS = {

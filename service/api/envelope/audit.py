@@ -32,12 +32,13 @@ import hashlib
 import itertools
 import os
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
+
+from service.wire.clock import now as now
 
 REQUEST_ID_HEADER: Final = "X-Request-ID"
 _SANE_REQUEST_ID: Final = re.compile(r"[A-Za-z0-9._~:/+=@-]{1,128}")
@@ -213,26 +214,6 @@ def line(fields: dict[str, Any]) -> bytes:
     if data.isascii() and b"\x7f" not in data:
         return data
     return _UNSAFE.sub(_escape, data)
-
-
-class _Clock:
-    """UTC timestamps with microseconds (``2026-05-10T06:06:10.123456Z``): the date and time of
-    day are formatted once per second, then only the fraction per line."""
-
-    def __init__(self) -> None:
-        self._second = -1
-        self._prefix = ""
-
-    def now(self) -> str:
-        stamp = time.time()
-        second = int(stamp)
-        if second != self._second:  # a race only formats the same second twice
-            self._prefix = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
-            self._second = second
-        return f"{self._prefix}.{int((stamp - second) * 1e6):06d}Z"
-
-
-now = _Clock().now
 
 
 def fd_sink(fd: int) -> Callable[[bytes], None]:

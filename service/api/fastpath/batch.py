@@ -16,7 +16,6 @@ from typing import Any, Final, TypeVar
 import orjson
 from marshmallow import fields
 
-from service.api.contract import render
 from service.api.contract.checks import Member, fast_check_of
 from service.api.contract.error_codes import CountOf
 from service.api.contract.schemas import HandSchema
@@ -31,6 +30,7 @@ from service.game.scoring import (
     batch_table,
     table,
 )
+from service.wire import render
 
 ALIAS: Final = 1 << 24
 """Added to the weight of every card alias and to the setting of every trump alias: a compact key
