@@ -94,13 +94,23 @@ def odds_bodies(n: int, seed: int) -> list[dict[str, Any]]:
 
 
 def dumps(obj: Any) -> bytes:
+    """Compact: no whitespace, as a client that asks for it (or orjson) writes."""
     return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def dumps_default(obj: Any) -> bytes:
+    """``json.dumps``' default layout (``", "`` and ``": "``): what ``requests``' ``json=`` and
+    most Python clients send."""
+    return json.dumps(obj).encode()
 
 
 @dataclass(frozen=True)
 class Bodies:
     score: Path
     batch: Path
+    """Scores only, compact."""
+    batch_dumps: Path
+    """The same batch in ``json.dumps``' default layout."""
     batch_breakdown: Path
     validate: Path
     odds: Path
@@ -114,6 +124,7 @@ def write_bodies(tmp: Path, odds_pool: int) -> Bodies:
     paths = Bodies(
         score=tmp / "score.json",
         batch=tmp / "batch.json",
+        batch_dumps=tmp / "batch_dumps.json",
         batch_breakdown=tmp / "batch_breakdown.json",
         validate=tmp / "validate.json",
         odds=tmp / "odds.jsonl",
@@ -121,6 +132,7 @@ def write_bodies(tmp: Path, odds_pool: int) -> Bodies:
     )
     paths.score.write_bytes(dumps(SCORE_BODY))
     paths.batch.write_bytes(dumps({"hands": hands, "breakdown": False}))
+    paths.batch_dumps.write_bytes(dumps_default({"hands": hands, "breakdown": False}))
     paths.batch_breakdown.write_bytes(dumps({"hands": hands, "breakdown": True}))
     paths.validate.write_bytes(dumps(betting_sequence(BETTING_ACTIONS, SEED)))
     paths.odds.write_bytes(b"\n".join(dumps(b) for b in odds_bodies(odds_pool, SEED)) + b"\n")

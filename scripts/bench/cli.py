@@ -61,6 +61,7 @@ def run_inprocess(
             ("score", "service", score, str(bodies.score)),
             ("baseline_wsgi", "wsgi", score, str(bodies.score)),
             ("batch", "service", batch, str(bodies.batch)),
+            ("batch_dumps", "service", batch, str(bodies.batch_dumps)),
             ("batch_breakdown", "service", batch, str(bodies.batch_breakdown)),
             ("validate", "service", "/v1/betting/validate", str(bodies.validate)),
         ],

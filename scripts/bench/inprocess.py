@@ -1,14 +1,11 @@
-"""In-process figures, in a fresh interpreter pinned to the server CPU: the core per hand (side
-by side with treys on poker hands, in the same loop shape, taking turns), the betting replay,
-cold odds queries, and every endpoint called through WSGI with a prebuilt environ, which splits
-the app's own cost from gunicorn's and HTTP's.
+"""In-process figures, in a fresh interpreter pinned to the server CPU: what the service runs per
+hand (``score_hand`` as the score endpoint calls it, the batch's table loop ``judge_hands``), side
+by side with treys on poker hands, taking turns; the betting replay, cold odds queries, and every
+endpoint called through WSGI with a prebuilt environ, which splits the app's own cost from
+gunicorn's and HTTP's. Only public names of the service are used.
 
 The parent runs ``python -m scripts.bench.inprocess PARAMS.json`` and reads one JSON document
-(an ``Inprocess`` record) from the last line of stdout that is not an audit record.
-
-Only public names of the service are used. The API's batch functions are timed when the hands
-module offers them publicly as ``batch_scores`` / ``batch_breakdowns``; until then the table says
-so and target 2b compares with ``score_value`` instead."""
+(an ``Inprocess`` record) from the last line of stdout that is not an audit record."""
 
 from __future__ import annotations
 
@@ -31,9 +28,6 @@ from scripts.bench.records import GcShare, Inprocess, Percentiles, PerItem, Wsgi
 from scripts.harness.procfs import proc_memory
 
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
-BATCH_FUNCTIONS = ("batch_scores", "batch_breakdowns")
-"""What ``service.api.endpoints.hands`` would have to export for the API's batch functions to be
-timed on their own (today they are private: ``_scores`` and ``_breakdowns``)."""
 
 
 @dataclass(frozen=True)
@@ -69,13 +63,19 @@ def per_item_us(loop: Callable[[], object], n: int, repeats: int) -> PerItem:
 
 
 def interleaved_us(
-    loops: dict[str, Callable[[], object]], n: int, repeats: int
+    loops: dict[str, Callable[[], object]],
+    n: int,
+    repeats: int,
+    before: Callable[[], object] | None = None,
 ) -> dict[str, PerItem]:
     """Like ``per_item_us`` for several loops over ``n`` items, taking turns within each repeat
-    (A B C, A B C, ...) so that every loop sees the same machine state: the side-by-side figures."""
+    (A B C, A B C, ...) so that every loop sees the same machine state: the side-by-side figures.
+    ``before`` runs untimed before each timed loop."""
     times: dict[str, list[int]] = {key: [] for key in loops}
     for _ in range(repeats):
         for key, loop in loops.items():
+            if before is not None:
+                before()
             t0 = time.perf_counter_ns()
             loop()
             times[key].append(time.perf_counter_ns() - t0)
@@ -185,52 +185,54 @@ class GcClock:
 
 def core_loops(
     hands: list[dict[str, Any]], seed: int, notes: list[str]
-) -> dict[str, Callable[[], object]]:
-    """The per-hand loops timed side by side: the core, the API's batch functions, treys."""
-    from service.api.endpoints import hands as api_hands
-    from service.game.cards import SUIT_BY_SPELLING
-    from service.game.scoring import score_hand, score_value
+) -> tuple[dict[str, Callable[[], object]], Callable[[], None]]:
+    """The per-hand loops timed side by side: the score endpoint's core call, the batch's table
+    loop on the whole batch (scores, breakdowns), treys, and an empty loop; and what to run
+    before each timed loop: the hands parsed again from their text by orjson, as every request
+    parses its own body, so that no loop meets strings whose hashes a previous loop computed."""
+    import orjson
 
-    by_codes = [(h["cards"], SUIT_BY_SPELLING[h["trump"]] if "trump" in h else None) for h in hands]
-    by_text = [(h["cards"], h.get("trump")) for h in hands]
+    from service.api.fastpath.batch import judge_hands
+    from service.game.scoring import score_hand
+
+    text = orjson.dumps(hands)
+    parsed = [orjson.loads(text)]
+
+    def fresh() -> None:
+        parsed[0] = orjson.loads(text)
 
     def noop(a: object, b: object) -> int:
         return 0
 
     def loop_noop() -> None:
-        for a, b in by_codes:
-            noop(a, b)
-
-    def loop_value() -> None:
-        for codes, trump in by_codes:
-            score_value(codes, trump)
+        for h in parsed[0]:
+            noop(h["cards"], h.get("trump"))
 
     def loop_hand() -> None:
-        for codes, trump in by_text:
-            score_hand(codes, trump)
+        for h in parsed[0]:
+            score_hand(h["cards"], h.get("trump"))
 
+    def batch_scores() -> None:
+        judge_hands(parsed[0], breakdown=False)
+
+    def batch_breakdowns() -> None:
+        judge_hands(parsed[0], breakdown=True)
+
+    results, canonical = judge_hands(parsed[0], breakdown=False)
+    if len(results) != len(hands) or not canonical:
+        raise RuntimeError("the batch loop did not judge the bench's hands as canonical")
     loops: dict[str, Callable[[], object]] = {
         "loop_overhead": loop_noop,
-        "score_value": loop_value,
         "score_hand": loop_hand,
+        "batch_loop_scores": batch_scores,
+        "batch_loop_breakdowns": batch_breakdowns,
     }
-    batch_scores = getattr(api_hands, BATCH_FUNCTIONS[0], None)
-    batch_breakdowns = getattr(api_hands, BATCH_FUNCTIONS[1], None)
-    if callable(batch_scores):
-        loops["api_batch_scores"] = lambda: batch_scores(hands)
-    else:
-        notes.append(
-            "service.api.endpoints.hands has no public batch_scores/batch_breakdowns: the API's "
-            "batch functions are not timed (target 2b compares with score_value)"
-        )
-    if callable(batch_breakdowns):
-        loops["api_batch_breakdowns"] = lambda: batch_breakdowns(hands)
 
     try:
         from treys import Card, Evaluator  # type: ignore[import-untyped]
     except ImportError:
         notes.append("treys is not installed: no side-by-side comparison")
-        return loops
+        return loops, fresh
     rng = random.Random(seed)
     deck = [r + s for r in "23456789TJQKA" for s in "shdc"]
     poker = []
@@ -254,12 +256,13 @@ def core_loops(
                 five(cards)
 
         loops["treys_five_internal"] = loop_five
-    return loops
+    return loops, fresh
 
 
 def measure(params: Params) -> Inprocess:
     import orjson
 
+    from service.api.fastpath.batch import tables
     from service.game.betting import validate_betting
     from service.game.odds import ensure_odds_tables, hand_odds
     from service.game.scoring import ensure_tables
@@ -268,12 +271,15 @@ def measure(params: Params) -> Inprocess:
     t0 = time.perf_counter()
     ensure_tables()
     tables_build_s = round(time.perf_counter() - t0, 3)
+    t0 = time.perf_counter()
+    tables()
+    batch_tables_build_s = round(time.perf_counter() - t0, 3)
 
     hands = json.loads(Path(params.hands).read_text())
-    loops = core_loops(hands, params.seed, notes)
+    loops, fresh = core_loops(hands, params.seed, notes)
     for loop in loops.values():  # once untimed: first-call costs out of the way
         loop()
-    core = interleaved_us(loops, len(hands), params.repeats)
+    core = interleaved_us(loops, len(hands), params.repeats, fresh)
 
     betting = json.loads(Path(params.validate).read_text())
     validate_core = per_call_us(
@@ -334,6 +340,7 @@ def measure(params: Params) -> Inprocess:
         profiles = profile(params, apps, wsgi)
     return Inprocess(
         tables_build_s=tables_build_s,
+        batch_tables_build_s=batch_tables_build_s,
         core=core,
         validate_betting_core=validate_core,
         odds_tables_build_s=odds_tables_build_s,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from scripts.bench.config import DEFAULT_OUT, STARTUP_RUNS, STARTUP_RUNS_QUICK
 
-ENDPOINT_KEYS = "baseline_flask,score,baseline_wsgi,batch,batch_breakdown,validate,odds"
+ENDPOINT_KEYS = "baseline_flask,score,baseline_wsgi,batch,batch_dumps,batch_breakdown,validate,odds"
 STARTUP = "startup"
 """Not an endpoint: in ``--only`` it selects the start-up part (fresh interpreters, lone
 workers)."""

@@ -229,7 +229,8 @@ class WsgiTiming:
 class Inprocess:
     tables_build_s: float
     core: dict[str, PerItem]
-    """Per hand: ``score_value``, ``score_hand``, the API's batch functions, treys, the loop."""
+    """Per hand: ``score_hand``, the batch's table loop (``judge_hands``, scores and breakdowns),
+    treys, the empty loop."""
     validate_betting_core: PerItem
     odds_tables_build_s: float | None
     odds_core_cold_ms: Percentiles | None
@@ -238,6 +239,8 @@ class Inprocess:
     process_rss_kib: int | None
     profiles: str | None
     notes: list[str]
+    batch_tables_build_s: float | None = None
+    """The batch loop's tables (``service.api.fastpath.batch.tables``), built before timing."""
 
 
 # --------------------------------------------------------------------------- the run

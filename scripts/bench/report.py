@@ -9,10 +9,9 @@ from scripts.bench.records import ColdStart, Results, Spread
 from scripts.bench.targets import ratio
 
 INPROCESS_LABELS = {
-    "score_value": "core score_value(codes, trump)",
-    "score_hand": "core score_hand (breakdown)",
-    "api_batch_scores": "API batch function, scores",
-    "api_batch_breakdowns": "API batch function, breakdowns",
+    "score_hand": "core score_hand (breakdown), as the score endpoint",
+    "batch_loop_scores": "batch table loop judge_hands, scores",
+    "batch_loop_breakdowns": "batch table loop judge_hands, breakdowns",
     "treys_evaluate": "treys Evaluator.evaluate (5 cards)",
     "treys_five_internal": "treys Evaluator._five (internal)",
     "loop_overhead": "empty loop + call (overhead)",
@@ -190,6 +189,8 @@ def _inprocess(results: Results, page: _Page) -> None:
             f"(odds tables built in {inproc.odds_tables_build_s} s)"
         )
     extra.append(f"score tables built in {inproc.tables_build_s} s")
+    if inproc.batch_tables_build_s is not None:
+        extra.append(f"batch loop tables built in {inproc.batch_tables_build_s} s")
     extra += inproc.notes
     page.lines += ["", *[page.bullet + e for e in extra]]
 

@@ -614,20 +614,6 @@ def score_hand(cards: Sequence[Card | str], trump: Suit | str | None = None) -> 
     return HandScore(hand, trump_suit, found.score, found.combinations, found.loose)
 
 
-def score_value(codes: Sequence[str], trump: Suit | None = None) -> int:
-    """Just the score of four card codes: the hot path, one lookup per card and one per hand.
-
-    Anything unusual (not four codes, an unknown spelling) falls back to ``score_hand`` so the
-    caller gets the same typed error as everywhere else.
-    """
-    try:
-        a, b, c, d = codes
-        w = WEIGHT_BY_SPELLING
-        return _TABLES[trump].scores[w[a] + w[b] + w[c] + w[d]]
-    except (ValueError, KeyError, TypeError):  # also: tables not built yet, trump as a string
-        return score_hand(codes, trump).score
-
-
 # --- batch helpers ------------------------------------------------------------------------------
 # For the batch endpoint's fast path. Built only from the public names above (``table``,
 # ``WEIGHT_BY_SPELLING``, ``TRUMP_SETTINGS``), so the table build above can change freely as long

@@ -25,7 +25,6 @@ from service.game.scoring import (
     distinct_hands,
     hand_key,
     score_hand,
-    score_value,
     search_declaration,
     table,
 )
@@ -175,14 +174,6 @@ def test_rules_2_bad_card_in_a_hand_names_its_position() -> None:
 def test_a_hand_must_be_a_list(bad: object) -> None:
     with pytest.raises(HandError):
         score_hand(bad)  # type: ignore[arg-type]
-
-
-def test_score_value_agrees_with_score_hand_and_raises_the_same_errors() -> None:
-    assert score_value(["ks", "q♠", "JS", "jc"], Suit.SPADES) == 16
-    with pytest.raises(CardError):
-        score_value(["KS", "QS", "JS", "ZZ"])
-    with pytest.raises(HandError):
-        score_value(["KS", "QS", "JS"])
 
 
 # --- an independent reference, written from the rules text alone ------------------------------
