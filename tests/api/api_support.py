@@ -1,5 +1,5 @@
 """Small helpers shared by the HTTP tests: problem and success answers, a real gunicorn server,
-valid request bodies and random mutations of them."""
+random mutations of valid request bodies (``registry_support`` has the bodies)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from werkzeug.test import TestResponse
 from scripts.harness import ports as harness_ports
 from scripts.harness.server import GunicornServer, ServerError, server_env
 from scripts.harness.server import start_server as harness_start_server
-from service.api.endpoints.betting import EXAMPLE_ROUND
 
 PROBLEM = "application/problem+json"
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
@@ -98,24 +97,8 @@ def start_server(log_dir: Path, **env: str) -> LiveServer:
     return LiveServer(server.process, server.host, server.port, log, server)
 
 
-# --- valid bodies, and random mutations of them (error-vocabulary and language tests) ----------
+# --- random mutations of valid bodies (error-vocabulary and language tests) --------------------
 
-VALID: dict[str, dict[str, Any]] = {
-    "/v1/hands/score": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
-    "/v1/hands/batch-score": {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}]},
-    "/v1/hands/odds": {"cards": ["KS", "QS", "JS", "JC"], "opponents": 1},
-    "/v1/showdown": {
-        "hands": [
-            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
-            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
-        ]
-    },
-    "/v1/betting/validate": EXAMPLE_ROUND,
-    "/v1/rounds/settle": {
-        **EXAMPLE_ROUND,
-        "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
-    },
-}
 ODD_VALUES: list[Any] = [
     None,
     True,

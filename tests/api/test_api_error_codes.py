@@ -16,7 +16,8 @@ from service import parse_cards
 from service.api.contract.error_codes import INVALID_VALUE, CountOf, code_of, coded
 from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.game.errors import RulesError
-from tests.api.api_support import VALID, mutate, problem
+from tests.api.api_support import mutate, problem
+from tests.api.registry_support import JSON_ENDPOINTS, all_examples
 
 SCORE = "/v1/hands/score"
 
@@ -93,18 +94,22 @@ def test_unknown_messages_fall_back_and_coded_ones_keep_their_code() -> None:
     assert code_of("Unknown field.") == "UNKNOWN_FIELD"
 
 
+EXAMPLES = all_examples(JSON_ENDPOINTS)
+"""The bodies mutated: every request example of every JSON endpoint of the registry."""
+
+
 @settings(
     max_examples=400,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(st.sampled_from(sorted(VALID)), st.integers(0, 2**32), st.integers(1, 3))
+@given(st.sampled_from(sorted(EXAMPLES)), st.integers(0, 2**32), st.integers(1, 3))
 def test_no_refusal_goes_without_a_known_code(
-    client: FlaskClient, path: str, seed: int, changes: int
+    client: FlaskClient, example: str, seed: int, changes: int
 ) -> None:
     """Whatever a body gets wrong, each error item names it with a code other than the fallback."""
     rng = random.Random(seed)
-    body: Any = VALID[path]
+    path, body = EXAMPLES[example]
     for _ in range(changes):
         body = mutate(body, rng)
     response = client.post(path, json=body)

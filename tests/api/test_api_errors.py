@@ -13,17 +13,14 @@ from werkzeug.test import EnvironBuilder
 from service.api.app import create_app
 from service.api.config import Config
 from tests.api.api_support import problem
+from tests.api.registry_support import JSON_ENDPOINTS, VIEW_ENDPOINTS, paths
 
 SCORE = "/v1/hands/score"
 HAND = b'{"cards": ["KS", "QS", "JS", "JC"]}'
-POSTS = [
-    "/v1/hands/score",
-    "/v1/hands/batch-score",
-    "/v1/showdown",
-    "/v1/betting/validate",
-    "/v1/rounds/settle",
-]
-GETS = ["/", "/v1/rules", "/healthz", "/readyz", "/openapi.yaml", "/openapi.json", "/docs"]
+POSTS = paths(JSON_ENDPOINTS)
+"""Every JSON endpoint of the registry."""
+GETS = [e.path for e in VIEW_ENDPOINTS if e.method == "GET"]
+"""Every page, document and probe of the registry."""
 
 
 @pytest.mark.parametrize("path", ["/v1", "/v1/hands", "/v1/hands/score/", "/v2/x", "/docs/"])

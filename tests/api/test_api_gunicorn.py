@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from tests.api.api_support import LiveServer, start_server
+from tests.api.registry_support import JSON_ENDPOINTS, paths
 
 JSON = {"Content-Type": "application/json"}
 PROBLEM = "application/problem+json"
@@ -36,15 +37,7 @@ def committed_examples(repo_root: Path) -> list[tuple[str, str, Any]]:
 
 def test_every_documented_example_is_answered(live_server: LiveServer, repo_root: Path) -> None:
     examples = committed_examples(repo_root)
-    assert {path for _, path, _ in examples} == {
-        "/v1/hands/score",
-        "/v1/hands/batch-score",
-        "/v1/hands/odds",
-        "/v1/showdown",
-        "/v1/betting/validate",
-        "/v1/rounds/settle",
-        "/v1/verdicts/verify",
-    }
+    assert {path for _, path, _ in examples} == set(paths(JSON_ENDPOINTS))
     for label, path, body in examples:
         status, answer = post(live_server, path, body)
         assert status == 200, (label, answer)

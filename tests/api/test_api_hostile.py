@@ -18,15 +18,12 @@ from flask import Flask
 
 from service.api.app import create_app
 from service.api.config import Config
+from service.api.endpoints.endpoint import ASSETS
 from tests.api.api_support import LiveServer, problem
+from tests.api.registry_support import JSON_ENDPOINTS, VIEW_ENDPOINTS, example, paths
 
-POSTS = [
-    "/v1/hands/score",
-    "/v1/hands/batch-score",
-    "/v1/showdown",
-    "/v1/betting/validate",
-    "/v1/rounds/settle",
-]
+POSTS = paths(JSON_ENDPOINTS)
+"""Every JSON endpoint of the registry: each gets every hostile body."""
 MIB = 1024 * 1024
 TIME_BOUND = 30.0
 """A hang guard, not a measure: ``scripts/worst_shapes.py`` measures the CPU time of the worst
@@ -231,22 +228,40 @@ def test_ten_megabytes_over_http(live_server: LiveServer) -> None:
 
 # --- security headers ---------------------------------------------------------------------------
 
+
+def _asset(folder: Path) -> str:
+    """A file a page serves from its assets folder (a script or a style sheet)."""
+    return min(p.name for p in folder.iterdir() if p.suffix in (".js", ".css"))
+
+
+OWN_ANSWERS = [
+    *(("POST", e.path, orjson.dumps(example(e)), 200) for e in JSON_ENDPOINTS),
+    *((e.method, e.path, None, 200) for e in VIEW_ENDPOINTS),
+    *(
+        ("GET", f"{e.path}{ASSETS}/{name}", None, status)
+        for e in VIEW_ENDPOINTS
+        if e.assets is not None
+        for name, status in ((_asset(e.assets), 200), ("missing.js", 404))
+    ),
+]
+"""Each endpoint of the registry answering its own request (a page: also one of its assets)."""
 ANSWERS = [
-    ("POST", "/v1/hands/score", b'{"cards": ["KS", "QS", "JS", "JC"]}', 200),
+    *OWN_ANSWERS,
     ("POST", "/v1/hands/score", b'{"cards": []}', 422),
     ("POST", "/v1/hands/score", b"{", 400),
-    ("GET", "/v1/rules", None, 200),
-    ("GET", "/healthz", None, 200),
-    ("GET", "/readyz", None, 200),
-    ("GET", "/metrics", None, 200),
-    ("GET", "/openapi.yaml", None, 200),
-    ("GET", "/openapi.json", None, 200),
-    ("GET", "/docs", None, 200),
-    ("GET", "/docs/static/docs.js", None, 200),
-    ("GET", "/docs/static/missing.js", None, 404),
     ("GET", "/nowhere", None, 404),
     ("DELETE", "/healthz", None, 405),
 ]
+PAGES = {e.path: e.page_csp for e in VIEW_ENDPOINTS if e.page_csp is not None}
+"""The page policy of each page, which its assets share."""
+DEFAULT_CSP = "default-src 'none'; frame-ancestors 'none'"
+
+
+def _page_csp(path: str) -> str | None:
+    for page, csp in PAGES.items():
+        if path == page or path.startswith(page + ASSETS + "/"):
+            return csp
+    return None
 
 
 @pytest.mark.parametrize(("method", "path", "body", "status"), ANSWERS)
@@ -263,11 +278,7 @@ def test_every_answer_carries_the_security_headers(
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert headers["Referrer-Policy"] == "no-referrer"
     assert len(headers["X-Request-ID"]) == 32
-    csp = headers["Content-Security-Policy"]
-    if path.startswith("/docs"):
-        assert "default-src 'none'" in csp and "script-src 'self'" in csp
-    else:
-        assert csp == "default-src 'none'; frame-ancestors 'none'"
+    assert headers["Content-Security-Policy"] == (_page_csp(path) or DEFAULT_CSP)
     if method == "POST" or status >= 400 or path in ("/metrics", "/healthz", "/readyz"):
         assert headers["Cache-Control"] == "no-store"
     assert "Server" not in headers

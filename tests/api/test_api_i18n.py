@@ -37,8 +37,16 @@ from service.api.contract.problems import (
     Problem,
 )
 from service.api.endpoints.betting import EXAMPLE_ROUND
+from service.api.endpoints.endpoint import Endpoint
 from service.api.envelope import auth
-from tests.api.api_support import VALID, mutate, problem
+from tests.api.api_support import mutate, problem
+from tests.api.registry_support import (
+    JSON_ENDPOINTS,
+    VERDICT_ENDPOINTS,
+    all_examples,
+    example,
+    paths,
+)
 
 RU = {"Accept-Language": "ru-RU,ru;q=0.9,en;q=0.8"}
 SCORE = "/v1/hands/score"
@@ -331,10 +339,13 @@ def keyed() -> FlaskClient:
     return create_app(config, audit_sink=lambda line: None).test_client()
 
 
+@pytest.mark.parametrize("endpoint", JSON_ENDPOINTS, ids=paths(JSON_ENDPOINTS))
 @pytest.mark.parametrize("authorization", [None, "Bearer wrong-key-0123456789"])
-def test_the_401_is_prepared_in_russian(keyed: FlaskClient, authorization: str | None) -> None:
+def test_the_401_is_prepared_in_russian(
+    keyed: FlaskClient, authorization: str | None, endpoint: Endpoint
+) -> None:
     headers = {} if authorization is None else {"Authorization": authorization}
-    english, russian = _pair(keyed, "POST", SCORE, json={"cards": HAND}, headers=headers)
+    english, russian = _pair(keyed, "POST", endpoint.path, json=example(endpoint), headers=headers)
     assert russian.status_code == 401
     assert_russian(english, russian)
     # The challenge stays ASCII (RFC 6750), and the English 401 is the very bytes prepared before.
@@ -352,14 +363,20 @@ def unaudited() -> Iterator[FlaskClient]:
     yield app.test_client()
 
 
-def test_the_withheld_verdict_is_prepared_in_russian(unaudited: FlaskClient) -> None:
-    english, russian = _pair(unaudited, "POST", SCORE, json={"cards": HAND})
+@pytest.mark.parametrize("endpoint", VERDICT_ENDPOINTS, ids=paths(VERDICT_ENDPOINTS))
+def test_the_withheld_verdict_is_prepared_in_russian(
+    unaudited: FlaskClient, endpoint: Endpoint
+) -> None:
+    english, russian = _pair(unaudited, "POST", endpoint.path, json=example(endpoint))
     assert russian.status_code == 503
     assert assert_russian(english, russian)["code"] == "AUDIT_UNAVAILABLE"
     assert russian.headers["Retry-After"] == "1"
 
 
 # --- whatever a body gets wrong -------------------------------------------------------------------
+
+EXAMPLES = all_examples(JSON_ENDPOINTS)
+"""The bodies mutated: every request example of every JSON endpoint of the registry."""
 
 
 @settings(
@@ -368,12 +385,12 @@ def test_the_withheld_verdict_is_prepared_in_russian(unaudited: FlaskClient) -> 
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(st.sampled_from(sorted(VALID)), st.integers(0, 2**32), st.integers(1, 3))
+@given(st.sampled_from(sorted(EXAMPLES)), st.integers(0, 2**32), st.integers(1, 3))
 def test_every_mutated_body_is_refused_in_russian(
-    client: FlaskClient, path: str, seed: int, changes: int
+    client: FlaskClient, example: str, seed: int, changes: int
 ) -> None:
     rng = random.Random(seed)
-    body: Any = VALID[path]
+    path, body = EXAMPLES[example]
     for _ in range(changes):
         body = mutate(body, rng)
     english, russian = _pair(client, "POST", path, json=body)

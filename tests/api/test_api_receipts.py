@@ -15,30 +15,16 @@ from flask.testing import FlaskClient
 
 from service.api.app import create_app
 from service.api.config import Config
-from service.api.endpoints.betting import EXAMPLE_ROUND
 from service.api.envelope import audit
 from service.game.ruleset import RULESET
 from service.integrity import build_digest
 from service.receipts import Keyring, Signer, SigningKey, thumbprint
 from tests.api.api_support import ok, problem
+from tests.api.registry_support import VERDICT_ENDPOINTS, all_examples
 
-VERDICTS: dict[str, dict[str, Any]] = {
-    "/v1/hands/score": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
-    "/v1/hands/batch-score": {"hands": [{"cards": ["KS", "QS", "JS", "JC"]}], "breakdown": False},
-    "/v1/hands/odds": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
-    "/v1/showdown": {
-        "hands": [
-            {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
-            {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
-        ]
-    },
-    "/v1/betting/validate": EXAMPLE_ROUND,
-    "/v1/rounds/settle": {
-        **EXAMPLE_ROUND,
-        "trump": "H",
-        "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
-    },
-}
+VERDICTS = all_examples(VERDICT_ENDPOINTS)
+"""Every request example of every verdict endpoint of the registry, by "<path> <name>"."""
+SCORE_BODY: dict[str, Any] = {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
 
 
 def _key() -> SigningKey:
@@ -70,11 +56,12 @@ def signed() -> Signed:
     return Signed()
 
 
-@pytest.mark.parametrize("path", sorted(VERDICTS))
+@pytest.mark.parametrize("example", sorted(VERDICTS))
 def test_every_verdict_carries_a_receipt_an_independent_library_verifies(
-    signed: Signed, path: str
+    signed: Signed, example: str
 ) -> None:
-    response = signed.client.post(path, json=VERDICTS[path])
+    path, body = VERDICTS[example]
+    response = signed.client.post(path, json=body)
     assert response.status_code == 200
     receipt = response.headers["Verdict-Receipt"]
     record = signed.record()
@@ -98,7 +85,7 @@ def test_a_refusal_carries_no_receipt(signed: Signed) -> None:
 
 
 def test_without_a_key_nothing_is_signed(client: FlaskClient) -> None:
-    response = client.post("/v1/hands/score", json=VERDICTS["/v1/hands/score"])
+    response = client.post("/v1/hands/score", json=SCORE_BODY)
     assert response.status_code == 200
     assert "Verdict-Receipt" not in response.headers
     assert orjson.loads(client.get("/.well-known/jwks.json").get_data()) == {"keys": []}
@@ -129,11 +116,12 @@ def _verify(client: FlaskClient, **fields: Any) -> dict[str, Any]:
     return answer
 
 
-@pytest.mark.parametrize("path", sorted(VERDICTS))
-def test_a_stored_verdict_replays_to_the_same_bytes(signed: Signed, path: str) -> None:
-    response = signed.client.post(path, json=VERDICTS[path])
+@pytest.mark.parametrize("example", sorted(VERDICTS))
+def test_a_stored_verdict_replays_to_the_same_bytes(signed: Signed, example: str) -> None:
+    path, body = VERDICTS[example]
+    response = signed.client.post(path, json=body)
     receipt = response.headers["Verdict-Receipt"]
-    result = _verify(signed.client, endpoint=path, request=VERDICTS[path], receipt=receipt)
+    result = _verify(signed.client, endpoint=path, request=body, receipt=receipt)
     assert result["match"] is True
     assert result["receipt"] == {"valid": True, "reason": "VALID", "kid": signed.key.kid}
     assert result["response_sha256"]["recomputed"] == audit.sha256(response.get_data())
@@ -141,14 +129,14 @@ def test_a_stored_verdict_replays_to_the_same_bytes(signed: Signed, path: str) -
 
 
 def test_the_request_may_be_spelled_differently(signed: Signed) -> None:
-    response = signed.client.post("/v1/hands/score", json=VERDICTS["/v1/hands/score"])
+    response = signed.client.post("/v1/hands/score", json=SCORE_BODY)
     respelled = {"trump": "♠", "cards": ["ks", "Q♠", "js", "JC"]}
     result = _verify(signed.client, request=respelled, receipt=response.headers["Verdict-Receipt"])
     assert result["match"] is True
 
 
 def test_a_receipt_for_another_request_is_refused(signed: Signed) -> None:
-    response = signed.client.post("/v1/hands/score", json=VERDICTS["/v1/hands/score"])
+    response = signed.client.post("/v1/hands/score", json=SCORE_BODY)
     other = {"cards": ["KS", "QS", "JS", "JD"], "trump": "S"}
     result = _verify(signed.client, request=other, receipt=response.headers["Verdict-Receipt"])
     assert result["match"] is False
@@ -157,7 +145,7 @@ def test_a_receipt_for_another_request_is_refused(signed: Signed) -> None:
 
 def test_a_receipt_from_an_unknown_key_is_refused(signed: Signed) -> None:
     stranger = Signer(_key(), version="1.0.0", build=build_digest())
-    body = VERDICTS["/v1/hands/score"]
+    body = SCORE_BODY
     answer = signed.client.post("/v1/hands/score", json=body).get_data()
     receipt = stranger.sign("/v1/hands/score", audit.sha256(b"x"), answer)
     result = _verify(signed.client, request=body, receipt=receipt)
@@ -165,7 +153,7 @@ def test_a_receipt_from_an_unknown_key_is_refused(signed: Signed) -> None:
 
 
 def test_a_receipt_by_a_rotated_out_key_still_verifies(signed: Signed) -> None:
-    body = VERDICTS["/v1/hands/score"]
+    body = SCORE_BODY
     response = signed.client.post("/v1/hands/score", json=body)
     digest = signed.record()["body_sha256"]
     old = Signer(signed.old, version="1.0.0", build=build_digest())
@@ -175,7 +163,7 @@ def test_a_receipt_by_a_rotated_out_key_still_verifies(signed: Signed) -> None:
 
 
 def test_a_receipt_under_another_ruleset_is_refused(signed: Signed) -> None:
-    body = VERDICTS["/v1/hands/score"]
+    body = SCORE_BODY
     response = signed.client.post("/v1/hands/score", json=body)
     digest = signed.record()["body_sha256"]
     other = Signer(signed.key, version="1.0.0", build=build_digest(), ruleset="classic/0")
@@ -185,7 +173,7 @@ def test_a_receipt_under_another_ruleset_is_refused(signed: Signed) -> None:
 
 
 def test_an_altered_receipt_is_refused(signed: Signed) -> None:
-    body = VERDICTS["/v1/hands/score"]
+    body = SCORE_BODY
     receipt = signed.client.post("/v1/hands/score", json=body).headers["Verdict-Receipt"]
     head, payload, signature = receipt.split(".")
     claims = orjson.loads(jwt.utils.base64url_decode(payload))
@@ -200,7 +188,7 @@ def test_an_altered_receipt_is_refused(signed: Signed) -> None:
 
 
 def test_a_response_digest_alone_is_compared(signed: Signed) -> None:
-    body = VERDICTS["/v1/hands/score"]
+    body = SCORE_BODY
     answer = signed.client.post("/v1/hands/score", json=body).get_data()
     assert _verify(signed.client, request=body, response_sha256=audit.sha256(answer))["match"]
     wrong = _verify(signed.client, request=body, response_sha256="0" * 64)
@@ -209,7 +197,7 @@ def test_a_response_digest_alone_is_compared(signed: Signed) -> None:
 
 def test_a_replay_leaves_no_trace_in_the_outer_audit_record(signed: Signed) -> None:
     before = len(signed.lines)
-    _verify(signed.client, request=VERDICTS["/v1/hands/score"], response_sha256="0" * 64)
+    _verify(signed.client, request=SCORE_BODY, response_sha256="0" * 64)
     assert len(signed.lines) == before + 1
     assert signed.record()["endpoint"] == "/v1/verdicts/verify"
     assert "receipt" not in signed.record()

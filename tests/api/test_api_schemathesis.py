@@ -1,7 +1,9 @@
 """The committed openapi.yaml against the app in-process: every operation, every default check.
 
 Settings (seed, examples per operation, the few narrowed checks and why) are in schemathesis.toml.
-The number of cases each operation got is printed at the end and checked against a floor.
+The operations are the document's, so the endpoints of the registry are checked to be exactly
+those (one missing from the document would never be fuzzed); the number of cases each endpoint
+got is printed at the end and checked against a floor.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from schemathesis.config import SchemathesisConfig
 
 from service.api.app import create_app
 from service.api.config import Config
+from service.api.registry import ENDPOINTS
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_CASES = 200
@@ -28,12 +31,21 @@ schema = schemathesis.openapi.from_path(
 )
 schema.app = create_app(Config())
 
-pytestmark = pytest.mark.slow
-
 CASES: Counter[str] = Counter()
 STATUSES: Counter[tuple[str, int]] = Counter()
+LABELS = sorted(f"{endpoint.method} {endpoint.path}" for endpoint in ENDPOINTS)
+"""Every endpoint of the registry, as schemathesis labels its operation."""
 
 
+def _operations() -> dict[str, Any]:
+    return {op.label: op for op in (r.ok() for r in schema.get_all_operations())}  # type: ignore[union-attr]
+
+
+def test_every_endpoint_of_the_registry_is_an_operation_fuzzed() -> None:
+    assert sorted(_operations()) == LABELS
+
+
+@pytest.mark.slow
 @schema.parametrize()
 def test_contract(case: Case[Any]) -> None:
     CASES[case.operation.label] += 1
@@ -41,18 +53,21 @@ def test_contract(case: Case[Any]) -> None:
     STATUSES[case.operation.label, response.status_code] += 1
 
 
+@pytest.mark.slow
 def test_cases_per_operation(capsys: pytest.CaptureFixture[str]) -> None:
-    """Runs after the contract tests (same module, defined later): report and check the counts."""
+    """Runs after the contract tests (same module, defined later): report and check the counts of
+    every endpoint of the registry."""
     if not CASES:
         pytest.skip("the contract tests did not run in this session")
-    operations = {op.label: op for op in (r.ok() for r in schema.get_all_operations())}  # type: ignore[union-attr]
+    operations = _operations()
     with capsys.disabled():
         print("\nschemathesis cases per operation (and answers by status):")
-        for label in sorted(operations):
+        for label in LABELS:
             statuses = sorted((status, n) for (op, status), n in STATUSES.items() if op == label)
             answers = ", ".join(f"{status}: {n}" for status, n in statuses)
             print(f"  {CASES[label]:6d}  {label}  ({answers})")
-    for label, operation in operations.items():
+    for label in LABELS:
+        operation = operations[label]
         takes_input = operation.body or any(True for _ in operation.iter_parameters())
         if takes_input:
             assert CASES[label] >= MIN_CASES, f"{label}: only {CASES[label]} cases"

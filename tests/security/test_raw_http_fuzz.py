@@ -44,6 +44,7 @@ import pytest
 from service.api.app import create_app
 from service.api.config import Config
 from tests.api.api_support import LiveServer
+from tests.api.registry_support import JSON_ENDPOINTS, example
 from tests.security.raw_http import NoAnswer, RawResponse, exchange
 
 SEED: Final = 20261130
@@ -65,31 +66,10 @@ its audit line could not be recorded."""
 TRACEBACK_MARKS: Final = (b"Traceback (most recent call last)", b'File "/', b'.py", line ')
 
 VALID_BODIES: Final[dict[str, bytes]] = {
-    "/v1/hands/score": b'{"cards":["KS","QS","JS","JC"]}',
-    "/v1/hands/odds": b'{"cards":["KS","QS","JS","JC"],"trump":"S"}',
-    "/v1/hands/batch-score": (
-        b'{"hands":[{"cards":["QS","QC","QH","KH"]},'
-        b'{"cards":["KH","QH","KD","10D"],"trump":"D"}],"breakdown":false}'
-    ),
-    "/v1/showdown": (
-        b'{"trump":"H","hands":[{"player":"bob","cards":["KH","QH","KD","10D"]},'
-        b'{"player":"dan","cards":["QS","JC","QH","JD"]}]}'
-    ),
-    "/v1/betting/validate": (
-        b'{"players":["ann","bob"],"dealer":"bob","ante":10,'
-        b'"actions":[{"player":"bob","type":"stake","amount":10}]}'
-    ),
-    "/v1/rounds/settle": (
-        b'{"players":["ann","bob"],"dealer":"bob","ante":5,'
-        b'"actions":[{"player":"ann","type":"stake","amount":5},{"player":"bob","type":"fold"}]}'
-    ),
-    "/v1/verdicts/verify": (
-        b'{"endpoint":"/v1/hands/score","ruleset":"classic/1",'
-        b'"request":{"cards":["KS","QS","JS","JC"],"trump":"S"},'
-        b'"response_sha256":"429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8"}'
-    ),
+    endpoint.path: orjson.dumps(example(endpoint)) for endpoint in JSON_ENDPOINTS
 }
-"""A body each verdict route answers 200 to (with the key): a bypass would give a real verdict."""
+"""A body each verdict route answers 200 to (with the key): a bypass would give a real verdict.
+Each JSON endpoint's first request example, from the registry."""
 
 
 # ------------------------------------------------------------------------------ the routes
