@@ -123,7 +123,7 @@ def create_app(
     serve(app, ENDPOINTS, resources)
     errors.register(app, config)
 
-    resources.spec.built_by(lambda: _openapi_document(schemas))
+    resources.spec.built_by(lambda: _openapi_document(app, schemas, manifest, version))
     observer = middleware.install(
         app,
         sink=sink,
@@ -141,11 +141,15 @@ def create_app(
     return app
 
 
-def _openapi_document(schemas: RequestSchemas) -> tuple[dict[str, Any], str]:
-    """The contract and its YAML text. Imported here, on first use: the builder and its
-    libraries (apispec, PyYAML) are a good part of a worker's start-up and memory, and most
-    workers never serve the document."""
+def _openapi_document(
+    app: Flask, schemas: RequestSchemas, manifest: Manifest | None, version: str
+) -> tuple[dict[str, Any], str]:
+    """The contract and its YAML text, its answer examples made by this app's own code
+    (``openapi.answers``). Imported here, on first use: the builder and its libraries (apispec,
+    PyYAML) are a good part of a worker's start-up and memory, and most workers never serve the
+    document."""
     from service.api import openapi
 
-    document = openapi.build_spec(ENDPOINTS, schemas)
+    answered = openapi.answers(ENDPOINTS, app, manifest, version)
+    document = openapi.build_spec(ENDPOINTS, schemas, answered)
     return document, openapi.render_yaml(document)

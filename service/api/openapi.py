@@ -1,22 +1,30 @@
-"""The OpenAPI 3.1 document, generated from the app's routes and marshmallow schemas.
+"""The OpenAPI 3.1 document, generated from the app's routes, marshmallow schemas and answers.
 
-``python -m service.api.openapi`` prints it as YAML for the default configuration; ``make openapi``
-writes that to ``openapi.yaml``, the committed contract. The app serves the very same bytes at
-``/openapi.yaml`` (and the same document at ``/openapi.json``); a test fails when they differ.
+``python -m service.api`` prints it for the default configuration; ``make openapi`` writes that to
+``openapi.yaml``, the committed contract, and the app serves the same bytes (a test compares them).
+No answer example is written by hand: when the document is first built, each request example goes
+down its endpoint's road and each fetched answer comes from its view, in-process (``answers``),
+under the default configuration, unsigned and ready, so no deployment's limits, keys or state show.
+The build manifest is the one fact that differs by machine: its example keeps three files whose
+bytes are fixed and a stand-in interpreter version (``example_manifest``), so the bytes match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
 import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
+from flask import Flask
 from marshmallow import Schema, fields
+from werkzeug.test import EnvironBuilder
 
-from service.api.config import service_version
+from service.api.config import DEFAULT_MAX_BODY_BYTES, Config, service_version
 from service.api.contract.fields import (
     CARD_CODES,
     CARD_DESCRIPTION,
@@ -29,24 +37,41 @@ from service.api.contract.fields import (
 )
 from service.api.contract.operation import Operation
 from service.api.contract.problems import (
+    AUDIT_UNAVAILABLE,
+    MALFORMED_JSON,
+    METHOD_NOT_ALLOWED,
+    NOT_FOUND,
+    NOT_READY,
     PROBLEM_MEDIA_TYPE,
     PROBLEM_TYPES,
+    UNAUTHORIZED,
+    UNSUPPORTED_MEDIA_TYPE,
+    VALIDATION_ERROR,
+    Problem,
     problems_by_status,
+    rules_problem,
     shown_code,
 )
+from service.api.contract.reading import too_large
 from service.api.contract.schemas import (
     ACTION_TYPES,
     FOLD,
     ActionSchema,
     ProblemSchema,
     RequestSchemas,
+    request_schemas,
 )
-from service.api.endpoints.endpoint import Endpoint
+from service.api.endpoints.endpoint import Endpoint, Resources
+from service.api.envelope.audit import PLAIN
 from service.api.envelope.body import JSON_MEDIA_TYPE
+from service.api.envelope.exchange import Exchange
+from service.api.envelope.road import Road
 from service.api.envelope.routes import is_protected_template
 from service.game.betting import ReasonCode
+from service.game.errors import RulesError
 from service.game.ruleset import RULESET
-from service.game.scoring import CombinationType
+from service.game.scoring import CombinationType, ensure_tables
+from service.integrity import Manifest
 
 OPENAPI_VERSION: Final = "3.1.0"
 TITLE: Final = "Quart-Bezique adjudication service"
@@ -112,120 +137,65 @@ ranges cover what any route can answer beyond the statuses it names."""
 every route can be refused that way (a client generator needs them to type the error)."""
 RANGES: Final = ("4XX", "5XX")
 
-PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Mapping[str, Any]]]] = {
+_SHUTTING_DOWN: Final = Problem(NOT_READY, "shutting down")
+PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Problem]]] = {
     "MalformedJson": {
-        "truncated_body": {
-            "type": "urn:quart-bezique:problem:malformed-json",
-            "title": "Malformed JSON",
-            "status": 400,
-            "detail": (
-                "the body is not valid JSON: unexpected end of data: line 1 column 2 (char 1)"
-            ),
-            "code": "MALFORMED_JSON",
-        }
+        "truncated_body": Problem(
+            MALFORMED_JSON,
+            "the body is not valid JSON: unexpected end of data: line 1 column 2 (char 1)",
+        )
     },
     "Unauthorized": {
-        "no_key": {
-            "type": "urn:quart-bezique:problem:unauthorized",
-            "title": "Unauthorized",
-            "status": 401,
-            "detail": "this service needs an API key: send Authorization: Bearer <key>",
-            "code": "UNAUTHORIZED",
-        }
+        "no_key": Problem(
+            UNAUTHORIZED, "this service needs an API key: send Authorization: Bearer <key>"
+        )
     },
-    "BodyTooLarge": {
-        "too_many_bytes": {
-            "type": "urn:quart-bezique:problem:body-too-large",
-            "title": "Content Too Large",
-            "status": 413,
-            "detail": "the body is larger than the limit of 1048576 bytes",
-            "code": "BODY_TOO_LARGE",
-        }
-    },
+    "BodyTooLarge": {"too_many_bytes": too_large(DEFAULT_MAX_BODY_BYTES)},
     "UnsupportedMediaType": {
-        "text_plain": {
-            "type": "urn:quart-bezique:problem:unsupported-media-type",
-            "title": "Unsupported Media Type",
-            "status": 415,
-            "detail": "the body must be sent as application/json; it was sent as text/plain",
-            "code": "UNSUPPORTED_MEDIA_TYPE",
-        }
+        "text_plain": Problem(
+            UNSUPPORTED_MEDIA_TYPE,
+            "the body must be sent as application/json; it was sent as text/plain",
+        )
     },
     "Unprocessable": {
-        "validation_error": {
-            "type": "urn:quart-bezique:problem:validation-error",
-            "title": "Invalid request",
-            "status": 422,
-            "detail": "/cards: a hand holds exactly 4 cards, got 1",
-            "code": "VALIDATION_ERROR",
-            "errors": [
+        "validation_error": Problem(
+            VALIDATION_ERROR,
+            "/cards: a hand holds exactly 4 cards, got 1",
+            errors=[
                 {
                     "pointer": "/cards",
                     "message": "a hand holds exactly 4 cards, got 1",
                     "code": "WRONG_HAND_SIZE",
                 }
             ],
-        },
-        "rules_violation": {
-            "type": "urn:quart-bezique:problem:rules-violation",
-            "title": "Refused by the rules",
-            "status": 422,
-            "detail": "the hands hold KS 7 times together; one shoe has only 6",
-            "code": "SHOE_EXCEEDED",
-            "errors": [
-                {
-                    "pointer": "/hands",
-                    "message": "the hands hold KS 7 times together; one shoe has only 6",
-                    "code": "SHOE_EXCEEDED",
-                }
-            ],
-        },
+        ),
+        "rules_violation": rules_problem(
+            RulesError(
+                "the hands hold KS 7 times together; one shoe has only 6",
+                code="SHOE_EXCEEDED",
+                path=("hands",),
+            )
+        ),
     },
-    "NotReady": {
-        "shutting_down": {
-            "type": "urn:quart-bezique:problem:not-ready",
-            "title": "Service Unavailable",
-            "status": 503,
-            "detail": "shutting down",
-            "code": "NOT_READY",
-        }
-    },
+    "NotReady": {"shutting_down": _SHUTTING_DOWN},
     "ClientError": {
-        "not_found": {
-            "type": "urn:quart-bezique:problem:not-found",
-            "title": "Not Found",
-            "status": 404,
-            "detail": "no resource at /v1/hand/score",
-            "code": "NOT_FOUND",
-        },
-        "method_not_allowed": {
-            "type": "urn:quart-bezique:problem:method-not-allowed",
-            "title": "Method Not Allowed",
-            "status": 405,
-            "detail": "GET is not allowed on /v1/hands/score; allowed: OPTIONS, POST",
-            "code": "METHOD_NOT_ALLOWED",
-        },
+        "not_found": Problem(NOT_FOUND, "no resource at /v1/hand/score"),
+        "method_not_allowed": Problem(
+            METHOD_NOT_ALLOWED, "GET is not allowed on /v1/hands/score; allowed: OPTIONS, POST"
+        ),
     },
     "ServerError": {
-        "shutting_down": {
-            "type": "urn:quart-bezique:problem:not-ready",
-            "title": "Service Unavailable",
-            "status": 503,
-            "detail": "shutting down",
-            "code": "NOT_READY",
-        },
-        "audit_unavailable": {
-            "type": "urn:quart-bezique:problem:audit-unavailable",
-            "title": "Service Unavailable",
-            "status": 503,
-            "detail": "the audit log is not keeping up: no verdict is given without its record; "
+        "shutting_down": _SHUTTING_DOWN,
+        "audit_unavailable": Problem(
+            AUDIT_UNAVAILABLE,
+            "the audit log is not keeping up: no verdict is given without its record; "
             "retry shortly",
-            "code": "AUDIT_UNAVAILABLE",
-        },
+        ),
     },
 }
-"""Each problem response's examples: documents the service really sends (the test of the
-examples makes each one's request and compares the answer)."""
+"""Each problem response's examples: the type, title, status and code come from the problem
+types; each detail is what the service says to the request that the test of the examples makes
+(``tests/api/test_api_examples.py``), where each document is compared with the real answer."""
 
 
 SECURITY_SCHEME: Final = "apiKey"
@@ -292,7 +262,9 @@ def _problem_responses() -> dict[str, Any]:
         content: dict[str, Any] = {"schema": {"$ref": "#/components/schemas/Problem"}}
         examples = PROBLEM_EXAMPLES.get(name, {})
         if examples:
-            content["examples"] = {key: {"value": dict(doc)} for key, doc in examples.items()}
+            content["examples"] = {
+                key: {"value": problem.document()} for key, problem in examples.items()
+            }
         responses[name] = {
             "description": description,
             "headers": headers,
@@ -306,8 +278,13 @@ def _json_body(schema: type[Schema] | None, raw: Mapping[str, Any] | None) -> di
 
 
 def _operation(
-    op: Operation, schemas: RequestSchemas, protected: bool, signed: bool
+    op: Operation,
+    schemas: RequestSchemas,
+    protected: bool,
+    signed: bool,
+    shown: Mapping[str, Any],
 ) -> dict[str, Any]:
+    """``shown``: the answer examples, by name (``_shown``)."""
     doc: dict[str, Any] = {
         "operationId": op.operation_id,
         "summary": op.summary,
@@ -335,11 +312,11 @@ def _operation(
         ok["headers"]["Verdict-Receipt"] = {"$ref": "#/components/headers/VerdictReceipt"}
     if op.response is not None or op.raw_response is not None:
         body = _json_body(op.response, op.raw_response)
-        if op.response_examples:
-            body["examples"] = {
-                name: {"value": value} for name, value in op.response_examples.items()
-            }
+        if shown:
+            body["examples"] = {name: {"value": value} for name, value in shown.items()}
         ok["content"] = {op.response_media: body}
+    elif shown:
+        raise ValueError(f"{op.operation_id}: answer examples, but no answer content to show them")
     responses: dict[str, Any] = {"200": ok}
     for status, description in op.other_responses.items():
         responses[str(status)] = {"description": description}
@@ -495,9 +472,12 @@ def _finish(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def build_spec(endpoints: Sequence[Endpoint], schemas: RequestSchemas) -> dict[str, Any]:
+def build_spec(
+    endpoints: Sequence[Endpoint], schemas: RequestSchemas, answered: Answers
+) -> dict[str, Any]:
     """The OpenAPI document of the service serving ``endpoints`` (each record carries its
-    operation: no route can exist undocumented)."""
+    operation: no route can exist undocumented), showing the answers ``answered`` to each of
+    their examples (``answers``)."""
     plugin = MarshmallowPlugin()
     spec = APISpec(
         title=TITLE,
@@ -552,12 +532,138 @@ def build_spec(endpoints: Sequence[Endpoint], schemas: RequestSchemas) -> dict[s
     paths: dict[str, dict[str, Any]] = {}
     for endpoint in sorted(endpoints, key=lambda e: (e.path, e.method)):
         protected = is_protected_template(endpoint.path)
+        operation = endpoint.operation
         paths.setdefault(endpoint.path, {})[endpoint.method.lower()] = _operation(
-            endpoint.operation, schemas, protected, endpoint.is_verdict
+            operation, schemas, protected, endpoint.is_verdict, _shown(operation, answered)
         )
     for path, operations in paths.items():
         spec.path(path=path, operations=operations)
     return _finish(spec.to_dict())
+
+
+# ------------------------------------------------------------------------------------------------
+# Answer examples: the service's own answers to the examples, made in-process
+# ------------------------------------------------------------------------------------------------
+
+EXAMPLE_CONFIG: Final = Config(build_tables=False)
+"""The configuration every example is answered under: the defaults, the committed document's."""
+EXAMPLE_FILES: Final = ("flask/__init__.py", "marshmallow/__init__.py", "service/py.typed")
+"""The files the build's example keeps of the manifest: two dependencies' (their bytes are fixed by
+``constraints.txt``) and the package's type marker (empty). The others differ by machine (bytecode,
+an editable install's extras) or change with the package's code."""
+EXAMPLE_PYTHON: Final = "3.11.7"
+"""Stands for the interpreter's version in the build's example: each machine has its own."""
+DOCUMENTED_STATUS: Final = 200
+"""The status every example's answer is shown under."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the service answered to one example."""
+
+    status: int
+    body: Any
+    """The JSON body (a problem document when the example was refused)."""
+
+
+Answers = Mapping[str, Mapping[str, Answer]]
+"""The answers to the examples, by operation id, then example name."""
+
+
+def example_manifest(manifest: Manifest) -> Manifest:
+    """``manifest`` as the examples show it: ``EXAMPLE_FILES`` only, ``EXAMPLE_PYTHON`` for the
+    interpreter, the dependencies' versions as installed (``constraints.txt`` pins them). Its
+    digest is the ``build`` the examples show."""
+    missing = [name for name in EXAMPLE_FILES if name not in manifest.files]
+    if missing:
+        raise ValueError(f"the build manifest lists no {', '.join(missing)}")
+    return Manifest(
+        version=manifest.version,
+        ruleset=manifest.ruleset,
+        python=EXAMPLE_PYTHON,
+        files={name: manifest.files[name] for name in EXAMPLE_FILES},
+        dependencies=manifest.dependencies,
+    )
+
+
+def answers(
+    endpoints: Sequence[Endpoint], app: Flask, manifest: Manifest | None, version: str
+) -> dict[str, dict[str, Answer]]:
+    """The service's answer to each example of ``endpoints``: each request example sent down its
+    endpoint's road, each ``answer_example`` fetched from its view (in a request context of
+    ``app``), all built afresh from example resources: ``EXAMPLE_CONFIG``, no signing key, no
+    readiness check but the process's own, ``example_manifest(manifest)``. Nothing passes
+    through the envelope, so no example leaves an audit line or a metric."""
+    if manifest is None:
+        raise RuntimeError("the build manifest cannot be computed, so neither can its examples")
+    ensure_tables()  # the answers of a ready service: /readyz says so once the tables are built
+    roads: dict[str, Road] = {}
+    resources = Resources(
+        config=EXAMPLE_CONFIG,
+        schemas=request_schemas(EXAMPLE_CONFIG),
+        version=version,
+        manifest=example_manifest(manifest),
+        roads=roads.__getitem__,
+    )
+    for endpoint in endpoints:
+        road = endpoint.road(resources)
+        if road is not None:
+            roads[endpoint.path] = road
+    found: dict[str, dict[str, Answer]] = {}
+    for endpoint in endpoints:
+        operation = endpoint.operation
+        if endpoint.handler is not None:
+            road = roads[endpoint.path]
+            found[operation.operation_id] = {
+                name: _posted(road, endpoint.path, body)
+                for name, body in operation.request_examples.items()
+            }
+        elif operation.answer_example is not None:
+            answer = _fetched(app, endpoint, resources)
+            found[operation.operation_id] = {operation.answer_example: answer}
+    return found
+
+
+def _posted(road: Road, path: str, body: Any) -> Answer:
+    environ = EnvironBuilder(
+        path=path, method="POST", data=orjson.dumps(body), content_type=JSON_MEDIA_TYPE
+    ).get_environ()
+    status, _, answer = road(environ, Exchange("example", PLAIN, audit_log=False))
+    return Answer(int(status[:3]), orjson.loads(answer))
+
+
+def _fetched(app: Flask, endpoint: Endpoint, resources: Resources) -> Answer:
+    if endpoint.view is None:
+        raise ValueError(f"{endpoint.path}: an answer example needs a view to fetch it from")
+    view = endpoint.view(resources)
+    headers = {"Accept": JSON_MEDIA_TYPE}
+    with app.test_request_context(endpoint.path, method=endpoint.method, headers=headers):
+        try:
+            response = app.make_response(view())
+        except Problem as problem:
+            return Answer(problem.status, problem.document())
+    return Answer(response.status_code, orjson.loads(response.get_data()))
+
+
+def _shown(operation: Operation, answered: Answers) -> dict[str, Any]:
+    """The bodies the document shows as ``operation``'s answer examples: one per request example
+    (by its name) or its ``answer_example``, each answered ``DOCUMENTED_STATUS``."""
+    names = list(operation.request_examples)
+    if operation.answer_example is not None:
+        names.append(operation.answer_example)
+    got = answered.get(operation.operation_id, {})
+    if set(got) != set(names):
+        raise ValueError(f"{operation.operation_id}: examples {names}, answers to {list(got)}")
+    shown: dict[str, Any] = {}
+    for name in names:
+        answer = got[name]
+        if answer.status != DOCUMENTED_STATUS:
+            raise ValueError(
+                f"{operation.operation_id}: its example {name!r} is answered {answer.status}, "
+                f"not {DOCUMENTED_STATUS}: {answer.body}"
+            )
+        shown[name] = answer.body
+    return shown
 
 
 class _Dumper(yaml.SafeDumper):

@@ -1,15 +1,17 @@
 """Every example in openapi.yaml is what the service really does.
 
-The examples are data in the operations (``response_examples``) and in ``openapi.PROBLEM_EXAMPLES``,
-never computed at start-up: these tests make each documented request and compare the answer with
-the documented one, JSON value for JSON value, so an example that drifts from the service fails
-here instead of misleading a reader of /docs or a generated client's tests.
+The answer examples are generated (``openapi.answers``: each request example sent down its road,
+each fetched answer asked of its view); these tests check that each is answered with the status it
+is shown under, that a refused example stops the document, and that a client of the running app
+gets the very answer shown, apart from the declared stand-ins for the build (``example_manifest``).
+The problem examples are made from the problem types; each is compared with a real request's answer.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import re
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -17,13 +19,19 @@ from typing import Any, Final
 import orjson
 import pytest
 import yaml
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from service.api.app import create_app
-from service.api.config import Config
+from service.api import openapi
+from service.api.app import EXTENSION, create_app
+from service.api.config import Config, service_version
+from service.api.endpoints.endpoint import Endpoint
 from service.api.envelope import draining as draining_state
+from service.api.registry import ENDPOINTS
+from service.integrity import current_manifest
+from service.receipts import Keyring, Signer, SigningKey, thumbprint
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SPEC: Final[dict[str, Any]] = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
@@ -38,10 +46,6 @@ NO_EXAMPLE: Final = {
 }
 """Operations whose 200 answer has no example, and why."""
 
-DIGEST: Final = re.compile(r"^[0-9a-f]{64}$")
-BUILT: Final = frozenset({"/", "/v1/build", "/v1/verdicts/verify"})
-"""Answers naming the running build by its digest, which changes with every change to the code."""
-
 
 def _operations() -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, item in SPEC["paths"].items():
@@ -49,42 +53,89 @@ def _operations() -> Iterator[tuple[str, str, dict[str, Any]]]:
             yield method, path, op
 
 
-def _ok_content(op: dict[str, Any]) -> dict[str, Any]:
-    content: dict[str, Any] = op["responses"]["200"].get("content", {})
-    return content
-
-
-def _response_examples(op: dict[str, Any]) -> dict[str, Any]:
-    for media, body in _ok_content(op).items():
+def _shown(op: dict[str, Any]) -> dict[str, Any]:
+    """The answer examples ``op`` shows under 200, by name."""
+    for media, body in op["responses"]["200"].get("content", {}).items():
         if media in JSON_MEDIA:
             return {name: example["value"] for name, example in body.get("examples", {}).items()}
     return {}
 
 
-def _unbuilt(path: str, body: Any) -> Any:
-    """``body`` with the build's digests checked for their form, then replaced by a marker (and a
-    manifest's files by their names: the documented one lists three of them)."""
-    if path not in BUILT:
-        return body
-    body = orjson.loads(orjson.dumps(body))
-    assert DIGEST.match(body["build"]), body["build"]
-    body["build"] = "<build>"
-    manifest = body.get("manifest")
-    if manifest is not None:
-        assert all(DIGEST.match(digest) for digest in manifest["files"].values())
-        assert re.fullmatch(r"\d+\.\d+\.\d+\S*", manifest["python"]), manifest["python"]
-        manifest["python"] = "<python>"
-        manifest["files"] = sorted(manifest["files"])
-        manifest["dependencies"] = sorted(manifest["dependencies"])
-    return body
+@pytest.fixture(scope="module")
+def answered(app: Flask) -> dict[str, dict[str, openapi.Answer]]:
+    """The answers ``make openapi`` shows, made again by the session's app."""
+    return openapi.answers(ENDPOINTS, app, current_manifest(), service_version())
 
 
-def _same(path: str, answer: Any, documented: Any) -> None:
-    answer, documented = _unbuilt(path, answer), _unbuilt(path, documented)
-    if path == "/v1/build":
-        shown = documented["manifest"].pop("files")
-        assert set(shown) <= set(answer["manifest"].pop("files")), shown
-    assert answer == documented
+def test_every_json_answer_has_its_examples() -> None:
+    for method, path, op in _operations():
+        shown = _shown(op)
+        if path in NO_EXAMPLE:
+            assert not shown, path
+        elif "requestBody" in op:
+            requests = op["requestBody"]["content"]["application/json"]["examples"]
+            assert list(shown) == list(requests), path
+        else:
+            assert len(shown) == 1, f"{method} {path}: no example of its 200 answer"
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=lambda e: f"{e.method} {e.path}")
+def test_each_example_is_answered_with_the_status_it_is_shown_under(
+    answered: dict[str, dict[str, openapi.Answer]], endpoint: Endpoint
+) -> None:
+    operation = endpoint.operation
+    names = list(operation.request_examples)
+    if operation.answer_example is not None:
+        names.append(operation.answer_example)
+    got = answered.get(operation.operation_id, {})
+    assert list(got) == names
+    documented = _shown(SPEC["paths"][endpoint.path][endpoint.method.lower()])
+    for name, answer in got.items():
+        assert answer.status == 200, (name, answer.body)
+        assert answer.body == documented[name], name
+
+
+def test_an_example_the_service_refuses_stops_the_document(app: Flask) -> None:
+    """A request example that drifted from the schema would otherwise be shown with a 422."""
+    score = next(e for e in ENDPOINTS if e.path == "/v1/hands/score")
+    short = dataclasses.replace(
+        score,
+        operation=dataclasses.replace(
+            score.operation, request_examples={"short": {"cards": ["KS"]}}
+        ),
+    )
+    answered = openapi.answers([short], app, current_manifest(), service_version())
+    assert answered[score.name]["short"].status == 422
+    with pytest.raises(ValueError, match="'short' is answered 422, not 200"):
+        openapi.build_spec([short], app.extensions[EXTENSION].schemas, answered)
+
+
+def test_an_example_without_its_answer_stops_the_document(app: Flask) -> None:
+    score = next(e for e in ENDPOINTS if e.path == "/v1/hands/score")
+    answered = openapi.answers([score], app, current_manifest(), service_version())
+    del answered[score.name]["marriage_in_trumps"]
+    with pytest.raises(ValueError, match=r"scoreHand: examples .*, answers to \['coronka_and_"):
+        openapi.build_spec([score], app.extensions[EXTENSION].schemas, answered)
+
+
+# ------------------------------------------------------------------------------------------------
+# The shown answers against a client's: equal, apart from the build's declared stand-ins
+# ------------------------------------------------------------------------------------------------
+
+
+def _as_shown(answer: Any) -> Any:
+    """A client's answer with the build described as the examples describe it: the running
+    build's digest and manifest (checked to be this process's) replaced by those of
+    ``example_manifest``."""
+    if not isinstance(answer, dict) or "build" not in answer:
+        return answer
+    running, example = current_manifest(), openapi.example_manifest(current_manifest())
+    assert answer["build"] == running.digest
+    answer = {**answer, "build": example.digest}
+    if "manifest" in answer:
+        assert answer["manifest"] == orjson.loads(running.canonical())
+        answer["manifest"] = orjson.loads(example.canonical())
+    return answer
 
 
 REQUEST_EXAMPLES: Final = [
@@ -95,39 +146,57 @@ REQUEST_EXAMPLES: Final = [
 ]
 
 
-def test_every_operation_with_a_body_has_request_and_answer_examples() -> None:
-    for method, path, op in _operations():
-        if path in NO_EXAMPLE:
-            assert not _response_examples(op), path
-            continue
-        answers = _response_examples(op)
-        assert answers, f"{method} {path}: no example of its 200 answer"
-        if "requestBody" in op:
-            requests = op["requestBody"]["content"]["application/json"]["examples"]
-            assert set(requests) == set(answers), path
-        else:
-            assert len(answers) == 1, path
-
-
 @pytest.mark.parametrize(("path", "name", "body"), REQUEST_EXAMPLES)
-def test_each_request_example_gets_the_documented_answer(
+def test_each_request_example_gets_the_shown_answer(
     client: FlaskClient, path: str, name: str, body: Any
 ) -> None:
     response = client.post(path, data=orjson.dumps(body), content_type="application/json")
     assert response.status_code == 200, response.get_data()
-    op = SPEC["paths"][path]["post"]
-    _same(path, orjson.loads(response.get_data()), _response_examples(op)[name])
+    shown = _shown(SPEC["paths"][path]["post"])[name]
+    assert _as_shown(orjson.loads(response.get_data())) == shown
 
 
 @pytest.mark.parametrize(
     "path",
     [path for method, path, op in _operations() if method == "get" and path not in NO_EXAMPLE],
 )
-def test_each_answer_example_of_a_fetch_is_the_answer(client: FlaskClient, path: str) -> None:
+def test_each_fetched_answer_is_the_shown_one(client: FlaskClient, path: str) -> None:
     response = client.get(path, headers={"Accept": "application/json"})
     assert response.status_code == 200
-    (documented,) = _response_examples(SPEC["paths"][path]["get"]).values()
-    _same(path, orjson.loads(response.get_data()), documented)
+    (shown,) = _shown(SPEC["paths"][path]["get"]).values()
+    assert _as_shown(orjson.loads(response.get_data())) == shown
+
+
+def test_the_shown_build_is_the_digest_of_the_shown_manifest() -> None:
+    (shown,) = _shown(SPEC["paths"]["/v1/build"]["get"]).values()
+    text = json.dumps(shown["manifest"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert hashlib.sha256(text.encode("utf-8")).hexdigest() == shown["build"]
+    assert sorted(shown["manifest"]["files"]) == sorted(openapi.EXAMPLE_FILES)
+    (index,) = _shown(SPEC["paths"]["/"]["get"]).values()
+    assert index["build"] == shown["build"]
+
+
+def test_the_verification_example_matches() -> None:
+    """The request example's ``response_sha256`` is the digest of the score example's answer."""
+    (shown,) = _shown(SPEC["paths"]["/v1/verdicts/verify"]["post"]).values()
+    assert shown["match"] is True
+    assert shown["response_sha256"]["recorded"] == shown["response_sha256"]["recomputed"]
+
+
+def test_the_examples_are_the_same_in_every_deployment() -> None:
+    """Limits, keys and a signing key change the served schemas, never the examples."""
+    private = Ed25519PrivateKey.generate()
+    key = SigningKey(thumbprint(private.public_key()), private)
+    signing = (
+        Signer(key, version="1.0.0", build=current_manifest().digest),
+        Keyring(key, (key.public,)),
+    )
+    config = Config(max_actions=3, max_batch_hands=1, api_keys=(b"k" * 32,), build_tables=False)
+    deployed = create_app(config, audit_sink=lambda line: None, signing=signing)
+    spec = deployed.extensions[EXTENSION].spec
+    for path, item in SPEC["paths"].items():
+        for method, op in item.items():
+            assert _shown(spec["paths"][path][method]) == _shown(op), (method, path)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -35,11 +35,13 @@ class Operation:
     problems: tuple[int, ...] = ()
     """Statuses answered with a problem document."""
     request_examples: Mapping[str, Any] = field(default_factory=dict)
-    """Named examples of request bodies (shown on the docs page, tried by schemathesis)."""
-    response_examples: Mapping[str, Any] = field(default_factory=dict)
-    """Named examples of the 200 answer: for an operation with a body, the service's actual
-    answer to the request example of the same name (``tests/api/test_api_examples.py`` posts each
-    one and compares). Data, not computed at start-up, so the document stays cheap and stable."""
+    """Named examples of request bodies (shown on the docs page, tried by schemathesis). The
+    document shows the service's answer to each, by the same name: made by sending it down the
+    endpoint's road when the document is built (``openapi.answers``), never written by hand."""
+    answer_example: str | None = None
+    """For an operation without a body: the name under which the document shows its answer,
+    fetched from its view when the document is built; None for no example (a page, counters, the
+    document itself)."""
     other_responses: Mapping[int, str] = field(default_factory=dict)
     """Other answers without a body (a redirect), by status, with their description."""
     raw_response: Mapping[str, Any] | None = None

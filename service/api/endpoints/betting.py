@@ -33,58 +33,6 @@ EXAMPLE_ROUND: dict[str, Any] = {
 }
 """docs/rules.md §9's worked example: a showdown between bob and dan, pot 120."""
 
-VALIDATE_ANSWERS = {
-    "rules_example": {
-        "valid": True,
-        "error": None,
-        "state": {
-            "phase": "showdown",
-            "pot": 120,
-            "current_stake": 20,
-            "players": [
-                {"player": "ann", "contributed": 30, "folded": True},
-                {"player": "bob", "contributed": 50, "folded": False},
-                {"player": "cid", "contributed": 10, "folded": True},
-                {"player": "dan", "contributed": 30, "folded": False},
-            ],
-            "to_act": None,
-            "top_up_pending": False,
-            "legal_actions": [],
-            "showdown": ["bob", "dan"],
-            "winner": None,
-        },
-        "ruleset": "classic/1",
-    },
-    "illegal_stake": {
-        "valid": False,
-        "error": {
-            "index": 0,
-            "code": "STAKE_BELOW_MINIMUM",
-            "message": "the first stake must be at least the minimum stake 20, not 5",
-        },
-        "state": {
-            "phase": "betting",
-            "pot": 20,
-            "current_stake": None,
-            "players": [
-                {"player": "ann", "contributed": 10, "folded": False},
-                {"player": "bob", "contributed": 10, "folded": False},
-            ],
-            "to_act": "ann",
-            "top_up_pending": False,
-            "legal_actions": [
-                {"type": "fold"},
-                {"type": "stake", "min": 20, "max": 9007199254740971},
-            ],
-            "showdown": None,
-            "winner": None,
-        },
-        "ruleset": "classic/1",
-    },
-}
-"""The service's answers to the operation's request examples, by the same names (a test posts
-each request and compares)."""
-
 VALIDATE = Operation(
     operation_id="validateBetting",
     summary="Judge a betting sequence",
@@ -109,7 +57,6 @@ VALIDATE = Operation(
             "actions": [{"player": "ann", "type": "stake", "amount": 5}],
         },
     },
-    response_examples=VALIDATE_ANSWERS,
 )
 
 

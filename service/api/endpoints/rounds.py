@@ -18,85 +18,6 @@ from service.game.settlement import settle_round
 from service.wire import render
 from service.wire.canonical import SETTLE_PATH
 
-SETTLE_ANSWERS = {
-    "rules_example": {
-        "pot": 120,
-        "players": [
-            {"player": "ann", "payout": 0, "net": -30},
-            {"player": "bob", "payout": 120, "net": 70},
-            {"player": "cid", "payout": 0, "net": -10},
-            {"player": "dan", "payout": 0, "net": -30},
-        ],
-        "winners": ["bob"],
-        "showdown": {
-            "winner": "bob",
-            "tie": False,
-            "trump": "H",
-            "hands": [
-                {
-                    "player": "bob",
-                    "cards": ["KH", "QH", "KD", "10D"],
-                    "score": 10,
-                    "combinations": [{"type": "marriage", "cards": ["KH", "QH"], "points": 8}],
-                    "loose": [{"card": "KD", "points": 1}, {"card": "10D", "points": 1}],
-                },
-                {
-                    "player": "dan",
-                    "cards": ["QS", "JC", "QH", "JD"],
-                    "score": 9,
-                    "combinations": [
-                        {"type": "double_bezique", "cards": ["QS", "JC", "QH", "JD"], "points": 9}
-                    ],
-                    "loose": [],
-                },
-            ],
-        },
-        "ruleset": "classic/1",
-    },
-    "split_pot": {
-        "pot": 20,
-        "players": [
-            {"player": "ann", "payout": 10, "net": 0},
-            {"player": "bob", "payout": 10, "net": 0},
-        ],
-        "winners": ["ann", "bob"],
-        "showdown": {
-            "winner": None,
-            "tie": True,
-            "trump": None,
-            "hands": [
-                {
-                    "player": "ann",
-                    "cards": ["KH", "QH", "9S", "9C"],
-                    "score": 4,
-                    "combinations": [{"type": "marriage", "cards": ["KH", "QH"], "points": 4}],
-                    "loose": [{"card": "9S", "points": 0}, {"card": "9C", "points": 0}],
-                },
-                {
-                    "player": "bob",
-                    "cards": ["KD", "QD", "AS", "AC"],
-                    "score": 4,
-                    "combinations": [{"type": "marriage", "cards": ["KD", "QD"], "points": 4}],
-                    "loose": [{"card": "AS", "points": 0}, {"card": "AC", "points": 0}],
-                },
-            ],
-        },
-        "ruleset": "classic/1",
-    },
-    "uncontested": {
-        "pot": 15,
-        "players": [
-            {"player": "ann", "payout": 15, "net": 5},
-            {"player": "bob", "payout": 0, "net": -5},
-        ],
-        "winners": ["ann"],
-        "showdown": None,
-        "ruleset": "classic/1",
-    },
-}
-"""The service's answers to the operation's request examples, by the same names (a test posts
-each request and compares)."""
-
 SETTLE = Operation(
     operation_id="settleRound",
     summary="Settle a finished round",
@@ -139,7 +60,6 @@ SETTLE = Operation(
             ],
         },
     },
-    response_examples=SETTLE_ANSWERS,
 )
 
 

@@ -17,33 +17,6 @@ from service.game.showdown import compare_hands
 from service.wire import render
 from service.wire.canonical import SHOWDOWN_PATH
 
-SHOWDOWN_ANSWERS = {
-    "marriage_vs_bezique": {
-        "winner": None,
-        "tie": True,
-        "trump": None,
-        "hands": [
-            {
-                "player": "bob",
-                "cards": ["KH", "QH", "KD", "10D"],
-                "score": 6,
-                "combinations": [{"type": "marriage", "cards": ["KH", "QH"], "points": 4}],
-                "loose": [{"card": "KD", "points": 1}, {"card": "10D", "points": 1}],
-            },
-            {
-                "player": "dan",
-                "cards": ["QS", "JC", "KD", "JD"],
-                "score": 6,
-                "combinations": [{"type": "bezique", "cards": ["QS", "JC"], "points": 4}],
-                "loose": [{"card": "KD", "points": 1}, {"card": "JD", "points": 1}],
-            },
-        ],
-        "ruleset": "classic/1",
-    }
-}
-"""The service's answers to the operation's request examples, by the same names (a test posts
-each request and compares)."""
-
 SHOWDOWN = Operation(
     operation_id="compareHands",
     summary="Compare two hands",
@@ -65,7 +38,6 @@ SHOWDOWN = Operation(
             ],
         }
     },
-    response_examples=SHOWDOWN_ANSWERS,
 )
 
 

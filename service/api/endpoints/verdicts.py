@@ -1,19 +1,12 @@
-"""Proving verdicts later: the public keys, the running build, and re-adjudication on demand.
+"""Proving verdicts later: the keys receipts verify with, the running build, re-adjudication.
 
-- ``GET /.well-known/jwks.json``: the public keys receipts verify with (RFC 7517, OKP keys of
-  RFC 8037), the active one first, earlier ones kept for rotation; ``{"keys": []}`` when no
-  signing key is configured. Open: a verifier holds no API key.
-- ``GET /v1/build``: the version, ruleset and build digest of the running code, with the manifest
-  the digest is taken over (``service.integrity``), so that a regulator can compare it with a
-  digest recomputed from the installed files (``quart-bezique build-digest``).
-- ``POST /v1/verdicts/verify``: given an endpoint, the original request body and optionally the
-  stored receipt or response digest, the service judges the request again, now, and says whether
-  the recorded verdict is the one it gives: both digests, and the receipt's check with a precise
-  reason code (``service.receipts.Reason``). A mismatch or a bad receipt is a verdict about the
-  record (200), not an error in the request.
-
-The re-adjudication sends the stored request down the named endpoint's own road: the same check,
-schema, core and renderer give the same bytes as a direct call.
+A regulator holding a stored verdict needs three things from the service, each open or cheap:
+the public keys (``GET /.well-known/jwks.json``; none when nothing is signed), the build that
+answers now with the manifest its digest covers (``GET /v1/build``, to compare with
+``quart-bezique build-digest`` over the installed files), and the verdict given again
+(``POST /v1/verdicts/verify``). A mismatch or a bad receipt is a verdict about the record (200,
+with ``service.receipts.Reason``), not an error in the request. The re-adjudication sends the
+stored request down the named endpoint's own road, so a direct call gives the same bytes.
 """
 
 from __future__ import annotations
@@ -34,7 +27,7 @@ from service.api.envelope.exchange import Exchange
 from service.api.envelope.road import Handler, Judged, Road
 from service.game.ruleset import RULESET
 from service.receipts.header import Reason
-from service.wire.canonical import SIGNED_ROUTES
+from service.wire.canonical import SIGNED_ROUTES, request_digest
 
 JWKS_PATH: Final = "/.well-known/jwks.json"
 VERIFY_PATH: Final = "/v1/verdicts/verify"
@@ -132,9 +125,6 @@ class BuildSchema(BaseSchema):
     )  # fmt: skip
 
 
-JWKS_ANSWERS: dict[str, Any] = {"unsigned": {"keys": []}}
-"""The service's answer (a test fetches it and compares)."""
-
 JWKS = Operation(
     operation_id="jwks",
     summary="Receipt verification keys",
@@ -143,88 +133,21 @@ JWKS = Operation(
     "empty when the deployment signs nothing. Open (no API key).",
     response=JwksSchema,
     response_media="application/jwk-set+json",
-    response_examples=JWKS_ANSWERS,
+    answer_example="unsigned",
 )
-
-BUILD_ANSWERS = {
-    "running": {
-        "version": "1.0.0",
-        "ruleset": "classic/1",
-        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
-        "manifest": {
-            "dependencies": {
-                "apispec": "6.10.1",
-                "blinker": "1.9.0",
-                "cffi": "2.1.1",
-                "click": "8.5.1",
-                "cryptography": "50.0.2",
-                "flask": "3.1.3",
-                "gunicorn": "27.0.1",
-                "itsdangerous": "2.2.0",
-                "jinja2": "3.1.6",
-                "markupsafe": "3.0.4",
-                "marshmallow": "4.4.0",
-                "orjson": "3.13.0",
-                "packaging": "23.2",
-                "prometheus-client": "0.26.0",
-                "pycparser": "3.12",
-                "pyyaml": "6.0.4",
-                "werkzeug": "3.1.9",
-            },
-            "files": {
-                "service/__init__.py": (
-                    "5347c57fd0bd9ceeee2f03791f16d619068cb6e546b07bd17598be5df3aabbeb"
-                ),
-                "service/__main__.py": (
-                    "dc1a0e9758d1c16b59e08231d6824d91e31c5a694ec9878f9a44f892bb321184"
-                ),
-                "service/api/__init__.py": (
-                    "217fe2e201160099835fdef2d12c037139836d67b440bf3ee87ff58569af849e"
-                ),
-            },
-            "format": "quart-bezique-manifest/2",
-            "python": "3.11.7",
-            "ruleset": "classic/1",
-            "version": "1.0.0",
-        },
-    }
-}
-"""The service's answer, its manifest cut to three of its files. The digests and the Python
-version name the build this was taken from: the test compares their form, every other value
-exactly."""
 
 BUILD = Operation(
     operation_id="build",
     summary="The running build",
     tag="verification",
     description="Version, ruleset and build digest of the running code, with the manifest the "
-    "digest covers: compare it with `quart-bezique build-digest` run over the installed files.",
+    "digest covers: compare it with `quart-bezique build-digest` run over the installed files. "
+    "The example's manifest is cut to three files, its interpreter version a stand-in, and its "
+    "`build` is the digest of that manifest (the examples of `/` and of a verification too).",
     response=BuildSchema,
     problems=(503,),
-    response_examples=BUILD_ANSWERS,
+    answer_example="running",
 )
-
-VERIFY_ANSWERS = {
-    "by_response_digest": {
-        "endpoint": "/v1/hands/score",
-        "ruleset": "classic/1",
-        "version": "1.0.0",
-        "build": "a4aeffb49c501b32442116b69b377bea5ed1d8f8bc092cb23403474db1137327",
-        "status": 200,
-        "match": True,
-        "request_sha256": {
-            "recorded": None,
-            "recomputed": "5410c65f12643180a1ee7b25bb9a7e585e24f9d2e839f7df045bda7a107b4759",
-        },
-        "response_sha256": {
-            "recorded": "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8",
-            "recomputed": "429b2830e4519bffb4806a1269f98dd210467aafae0e39db2e317673582e0dc8",
-        },
-        "receipt": None,
-    }
-}
-"""The service's answer to the request example of the same name (a test posts it and compares;
-``build`` names the build this was taken from, so only its form is compared)."""
 
 VERIFY = Operation(
     operation_id="verifyVerdict",
@@ -246,7 +169,6 @@ VERIFY = Operation(
             "response_sha256": EXAMPLE_RESPONSE_SHA256,
         }
     },
-    response_examples=VERIFY_ANSWERS,
 )
 
 
@@ -292,8 +214,6 @@ def _verify_handler(resources: Resources) -> Handler:
     build_digest = manifest.digest if manifest is not None else ""
 
     def verify(body: Any) -> Judged:
-        from service.receipts import request_digest, verify_receipt  # loads cryptography
-
         endpoint: str = body["endpoint"]
         status, answer = _replay(roads(endpoint), body["request"])
         recomputed = hashlib.sha256(answer).hexdigest()
@@ -302,6 +222,8 @@ def _verify_handler(resources: Resources) -> Handler:
         recorded: str | None = body.get("response_sha256")
         match = recorded == recomputed
         if "receipt" in body:
+            from service.receipts import verify_receipt  # loads cryptography
+
             checked = verify_receipt(
                 body["receipt"],
                 body["request"],
