@@ -604,6 +604,7 @@ def answers(
         version=version,
         manifest=example_manifest(manifest),
         roads=roads.__getitem__,
+        draining=lambda: False,  # the answers of a serving worker, even if this one is stopping
     )
     for endpoint in endpoints:
         road = endpoint.road(resources)

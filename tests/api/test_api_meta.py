@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import pytest
 from flask.testing import FlaskClient
 
+from service.api.app import create_app
+from service.api.config import Config
 from service.api.endpoints import health as meta
 from service.api.envelope import draining as draining_state
 from service.game import scoring
@@ -90,6 +92,17 @@ def test_readyz_reports_not_ready_while_draining(client: FlaskClient) -> None:
     problem(response, 503, "NOT_READY")
     assert response.headers["Retry-After"] == "1"
     assert ok(client.get("/healthz")) == {"status": "ok"}  # alive all the same
+
+
+@pytest.mark.usefixtures("draining")
+def test_a_stopping_worker_still_serves_the_contract() -> None:
+    """The contract's examples show a serving worker's answers: a worker asked to stop builds
+    the document as any other (its own ``/readyz`` says 503, the document's example 200)."""
+    app = create_app(Config())
+    response = app.test_client().get("/openapi.json")
+    assert response.status_code == 200
+    assert b'"status":"ready"' in response.get_data()
+    problem(app.test_client().get("/readyz"), 503, "NOT_READY")
 
 
 def test_readyz_reports_not_ready_before_the_tables(

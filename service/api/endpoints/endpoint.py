@@ -23,6 +23,7 @@ from service.api.contract.operation import Operation
 from service.api.contract.schemas import RequestSchemas
 from service.api.envelope.audit import PLAIN, Kind
 from service.api.envelope.budget import value_budget
+from service.api.envelope.draining import is_draining
 from service.api.envelope.road import Handler, Road
 from service.api.envelope.routes import RouteDeclaration
 from service.integrity import Manifest
@@ -95,6 +96,8 @@ class Resources:
     """None only in a partial app (a test serving a few endpoints without ``/metrics``)."""
     spec: Spec = field(default_factory=lambda: Spec())
     ready_checks: Sequence[ReadyCheck] = ()
+    draining: Callable[[], bool] = is_draining
+    """Whether this worker was asked to stop (``/readyz`` then says so); an example app never is."""
     roads: Callable[[str], Road] = field(default=lambda path: _no_road(path))
     """The road of a JSON endpoint by path (for re-adjudication), known once all are built."""
 

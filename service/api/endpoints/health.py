@@ -17,7 +17,6 @@ from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.rules import RulesSchema, rules_document
 from service.api.contract.schemas import StatusSchema
 from service.api.endpoints.endpoint import Endpoint, Resources, View, static_json
-from service.api.envelope.draining import is_draining
 from service.game.scoring import tables_ready
 
 RULES = Operation(
@@ -54,10 +53,6 @@ AUDIT_LAGGING: Final = "the audit log is not keeping up"
 """The detail of a 503 on ``/readyz`` while the audit sink refuses lines (``sink.AuditSink``)."""
 
 
-def is_ready() -> bool:
-    return tables_ready() and not is_draining()
-
-
 def _rules_view(resources: Resources) -> View:
     body = orjson.dumps(rules_document(resources.config))
 
@@ -80,11 +75,12 @@ def _ready_view(resources: Resources) -> View:
     """``resources.ready_checks`` turn ``/readyz`` 503 while any says False (after draining and
     tables)."""
     checks = tuple(resources.ready_checks)
+    draining = resources.draining
     body = orjson.dumps({"status": "ready"})
 
     def ready() -> Response:
-        if not is_ready():
-            detail = "shutting down" if is_draining() else "the scoring tables are not built yet"
+        if draining() or not tables_ready():
+            detail = "shutting down" if draining() else "the scoring tables are not built yet"
             raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
         for check, detail in checks:
             if not check():
