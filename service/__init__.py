@@ -1,6 +1,4 @@
-"""Quart-Bezique adjudication: the library API.
-
-Import these to adjudicate without a web server::
+"""Quart-Bezique adjudication as a library, for platforms that adjudicate without a web server::
 
     >>> from service import score_hand
     >>> score_hand(["KS", "QS", "JS", "JC"], trump="S").score

@@ -4,8 +4,8 @@ import gc
 
 # Building the service allocates objects that all live as long as the process (modules, the app,
 # the scoring and odds tables), so the collector's passes while it runs find nothing to free: they
-# only walk an ever larger heap, about a tenth of the start's CPU. Nor does a last pass pay: it
-# finds a few hundred objects of garbage (a few kilobytes) in about 20 ms of a start.
+# only walk an ever larger heap, a share of the start's CPU worth saving. Nor does a last pass pay:
+# it finds next to no garbage, at a price (docs/performance.md, "Where the time goes").
 _COLLECTING = gc.isenabled()
 gc.disable()
 

@@ -8,8 +8,9 @@ without it (the Flask app it wraps), alternating in pairs, and prints the median
 (``time.thread_time``) per request of each and the median of the paired differences: request id,
 security headers, metrics tally, audit line with its digests (written to ``/dev/null``), in
 multi-process metrics mode as under gunicorn. A second pass turns the audit line off. Then the
-cost ``read_json`` adds to parsing (the key-sorted copy and the duplicate-key check). The figures
-in docs/operations.md come from this script; the machine should be otherwise idle.
+cost ``envelope/body.py``'s ``parse`` adds to parsing (the key-sorted copy and the duplicate-key
+check). The figures in docs/operations.md come from this script; the machine should be otherwise
+idle.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """Service configuration: read from the environment once, at start-up, and validated.
 
-| variable          | default   | meaning                                                        |
-|-------------------|-----------|----------------------------------------------------------------|
-| MAX_BODY_BYTES    | 1048576   | largest request body accepted (bigger: 413)                    |
-| MAX_BATCH_HANDS   | 10000     | most hands in one ``/v1/hands/batch-score`` request            |
-| MAX_ACTIONS       | 1000      | most actions in one betting sequence                           |
-| BUILD_TABLES      | true      | build the scoring tables when the app is created (else lazily) |
-| BODY_READ_TIMEOUT | 10        | seconds a request body may take to arrive (later: 408)         |
-| AUDIT_LOG         | true      | one JSON audit line per request on stdout (``audit.py``)         |
-| API_KEYS          | (none)    | comma-separated API keys: ``/v1`` then needs a Bearer key        |
-| API_KEYS_FILE     | (none)    | file with one API key per line (a mounted Kubernetes Secret)   |
-| CORS_ORIGINS      | (none)    | comma-separated origins (or ``*``) browsers may call from      |
-
-API keys: when either variable is set, every ``/v1`` request needs ``Authorization: Bearer <key>``
-(``auth.py``); both may be set (their keys are merged). A key is 16 to 512 characters of the
-RFC 6750 token alphabet (``A-Z a-z 0-9 - . _ ~ + /``, then ``=`` padding). In the file, blank
-lines and lines starting with ``#`` are ignored. Fail closed: a set ``API_KEYS_FILE`` that does
-not exist, cannot be read or holds no key, or any malformed key, is a ``ConfigError`` and the
-service does not start -- a missing Secret must never silently mean "no authentication". Only the
-SHA-256 of each key is kept in memory; no key is ever logged or shown in an error message.
-
-Gunicorn's own settings (HOST, PORT, WEB_CONCURRENCY, ...) are read by ``gunicorn.conf.py``.
-The batch and action limits are part of the published contract: the OpenAPI document is generated
-from the configuration in force, and the committed ``openapi.yaml`` is generated from the defaults.
+A bad setting must stop the start, not surface in a request: every variable is read and checked
+here before the app serves anything, and a ``ConfigError`` names the variable, never a key. API
+keys fail closed: a set ``API_KEYS_FILE`` that is missing, unreadable or holds no key stops the
+start, never silently meaning "no authentication"; only their SHA-256 digests are kept. The
+variables and their defaults: docs/api.md, "Configuration"; the keys' rules: docs/operations.md,
+"API keys". Gunicorn's own settings are read by ``gunicorn.conf.py``.
 """
 
 from __future__ import annotations

@@ -98,7 +98,7 @@ def _request_problem(request: Any) -> dict[str, Any] | None:
     if not isinstance(request, bytes):
         return None
     try:
-        contract().read_json(request)
+        contract().parse_json_input(request)
     except CliError as error:
         return error.document
     return None

@@ -37,10 +37,10 @@ def read_body(data: bytes, where: str = "") -> Any:
     deep, a key repeated in one object: the service's 413 or 400."""
     if len(data) > CONFIG.max_body_bytes:
         raise refused(too_large(CONFIG.max_body_bytes), where)
-    return read_json(data, where)
+    return parse_json_input(data, where)
 
 
-def read_json(data: bytes, where: str = "") -> Any:
+def parse_json_input(data: bytes, where: str = "") -> Any:
     """Any JSON input (a record, a JWKS) read with the service's strictness, without its size
     limit: a repeated key is refused, never resolved by keeping one of its values."""
     try:

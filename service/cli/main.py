@@ -47,7 +47,7 @@ def _read(path: str) -> bytes:
 def _json_file(path: str) -> Any:
     """A JSON file that is not a request body (a record, a JWKS), read as strictly as the service
     reads a body: a key repeated in one object is refused, never resolved."""
-    return verdicts.contract().read_json(_read(path), path)
+    return verdicts.contract().parse_json_input(_read(path), path)
 
 
 def _body_file(path: str) -> Any:

@@ -1,18 +1,10 @@
 """The stored-exchange record ``quart-bezique verify`` reads.
 
-A platform keeps, for each verdict it may have to prove, one JSON object::
-
-    {"endpoint": "/v1/hands/score",
-     "request": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"},
-     "response": "{\\"cards\\":[\\"KS\\",...],\\"ruleset\\":\\"classic/1\\"}",
-     "receipt": "eyJhbGciOiJFZERTQSIs..."}
-
-- ``endpoint``: the path the request was sent to.
-- ``request``: the request body as JSON (any key order, spacing or card spelling: the receipt
-  covers its canonical form), or ``request_base64``: the body's exact bytes, base64.
-- ``response``: the response body's exact text (a JSON string holding it), or
-  ``response_base64``: its exact bytes, base64. Exact: the receipt covers these bytes.
-- ``receipt``: the ``Verdict-Receipt`` header's value.
+A platform that may have to prove a verdict keeps, per exchange, the endpoint, the request (as
+JSON, or its exact bytes in base64), the response's exact bytes and the receipt; ``verify``
+needs all of them and nothing else, so a record holding anything more or less is refused
+(``INVALID_RECORD``) rather than guessed at. docs/verification.md, "The record ``verify``
+reads", defines each member.
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def read_body(data: bytes, where: str) -> Any:
 
 def _judged(call: Callable[[], Any], anchor: Callable[[RulesError], RulesError]) -> Any:
     """Run the core on an accepted body; its refusals are the API's 422, anchored as the API's
-    view anchors them."""
+    endpoint anchors them."""
     try:
         return call()
     except RulesError as error:
@@ -97,7 +97,7 @@ def compare(
     one, two = b["hands"]
 
     def anchor(error: RulesError) -> RulesError:
-        """As the API's showdown view: a hand's index then a card's."""
+        """As the API's showdown endpoint: a hand's index then a card's."""
         path: tuple[PathElement, ...] = error.path
         if path and isinstance(path[0], int):
             error.path = ("hands", path[0], "cards", *path[1:])
@@ -173,7 +173,7 @@ def odds(
     }
     if trump is not None:
         body["trump"] = trump
-    b = contract().loaded(contract().SCHEMAS.odds, body)  # the odds view always loads
+    b = contract().loaded(contract().SCHEMAS.odds, body)  # the odds endpoint always loads
     result = _judged(
         lambda: hand_odds(
             b["cards"], b["trump"], b["seen"], b["opponents"], samples=b["samples"], seed=b["seed"]

@@ -1,73 +1,13 @@
 """The betting state machine of docs/rules.md §9 ("торговля").
 
-The shape follows pokerkit: a small mutable ``_Table`` holds the round while it is replayed, one
-pure *check* per action kind says whether an action is legal (and why not), one *apply* per action
-kind moves the table on, and ``BettingState`` is the frozen snapshot callers see. The legal actions
-a snapshot advertises are computed from the very same bounds the checks use, so the service can
-never advertise an action it would then refuse. The replay is the hot path: each action's wire type
-is mapped once, while its shape is checked, to its kind (``_KINDS``: its check and apply), the
-actions are replayed as plain tuples on a slotted table, and the frozen snapshot is built once,
-after the last action or just before the first illegal one.
-
-Malformed input (a bad setup, an action of unknown type, a stake without an amount, an amount that
-is not money) is not a verdict: it raises ``SetupError`` before any action is judged. A well-formed
-action that breaks a rule is a verdict: ``BettingResult.valid`` is False, ``error`` names the first
-illegal action by index with a stable ``ReasonCode``, and ``state`` is the round just before it.
-
-Decisions
----------
-Readings that rules 9.1 to 9.8 do not spell out. docs/rules.md §9.13 states them as part of the
-specification (and §11 lists them in its register); keep the two texts in step:
-
-- **Seats and the first player.** The players are listed clockwise; "the dealer's left" is the next
-  seat after the dealer in that list, wrapping round. Folded players are skipped (rule 9.2).
-- **A stake is a payment.** Every stake, top-up and opening adds its whole amount to the pot and to
-  the player's contribution; a stake is not "raise *to*". The worked example's pot of 120 needs
-  this.
-- **Who owes the difference (rule 9.4).** "The player who made the current stake" is the player who
-  made the most recent stake. A stake equal to the current stake makes its player that player; a
-  top-up does not. So a raise makes exactly one player owe, even if others staked the same amount
-  earlier. The first stake of a round raises nothing, and a stake equal to the current one is not a
-  raise: nobody owes. The player who owes is always still in: they have not acted since their
-  stake, so they cannot have folded.
-- **The turn after a top-up (rule 9.4).** After the owing player tops up, or folds instead, the
-  turn passes to the next player still in after the raiser, even when that is the player who just
-  topped up (with two players left they act twice in a row).
-- **No "betting closes when everyone has matched".** Betting ends only by an opening (rule 9.5) or
-  when all but one have folded (rule 9.6). With three or more players still in, the stakes go round
-  and round; the player who made the current stake never gets the turn back while anyone else is
-  in, because every other player in between either folds or stakes (and so becomes that player).
-- **Opening (rule 9.5).** Only the player to act may open, only when exactly two players are in and
-  a stake has been made, and only for exactly the current stake. A player who owes a top-up may not
-  open before topping up. Staking is still allowed with two players left; the round goes on.
-- **Fold** is legal for the player to act at any time, including before any stake and instead of an
-  owed top-up.
-- **Pot limit (rule 9.8).** Each payment is checked on its own: an action whose amount would take
-  the pot above 2^53−1 is illegal (``POT_LIMIT_EXCEEDED``). A raise is not limited by the top-up it
-  will make someone owe; if that top-up cannot fit, the owing player can only fold. Fold always
-  fits, so the player to act always has a legal action. The advertised stake maximum is the smaller
-  of the maximum stake and what the pot can still hold, so it is always a number (never ``None``);
-  a stake, top-up or opening that cannot fit at all is not advertised.
-- **Antes must fit the pot.** A setup whose antes alone exceed 2^53−1 is refused
-  (``INVALID_AMOUNT`` at ``ante``): no round could start without breaking rule 9.8.
-- **Amounts are money or malformed.** An amount that is not an integer from 1 to 2^53−1 (section
-  2), including 0 and negatives, is malformed input (``SetupError`` ``INVALID_AMOUNT`` at
-  ``actions/i/amount``), not a verdict. The whole action list is checked for shape before the first
-  action is judged, so malformed input is refused even after an illegal action.
-- **Order of checks for one action.** ``UNKNOWN_PLAYER``, then ``ROUND_OVER``, then the turn, then
-  the action's own rules, then ``POT_LIMIT_EXCEEDED`` last. The turn: anyone but the player to act
-  gets ``NOT_YOUR_TURN`` (folded players included; also while someone else owes a top-up); the
-  player who owes a top-up gets ``TOP_UP_REQUIRED`` for a stake or an opening. Own rules: a top-up
-  when nothing is owed is ``NO_TOP_UP_OWED``, then ``WRONG_TOP_UP_AMOUNT``; an opening is
-  ``OPEN_NOT_ALLOWED`` before ``WRONG_OPEN_AMOUNT``; a first stake below the minimum stake is
-  ``STAKE_BELOW_MINIMUM``, a later stake below the current stake ``STAKE_BELOW_PREVIOUS``, then
-  ``STAKE_ABOVE_MAXIMUM``.
-- **Minimum stake** applies to the first stake only; afterwards the current stake is the floor (it
-  is never below the minimum). A minimum stake below the ante is allowed: nothing forbids it.
-- **Showdown pair order.** ``showdown`` lists the two players clockwise from the dealer's left, the
-  same order that gives the odd chip of a split pot (section 10).
-- **Player ids** must be strings; a players list that is not a list of strings is refused with the
-  setup code ``INVALID_PLAYER`` (the other setup codes describe counts, duplicates and amounts).
+A betting verdict must be exactly reproducible and must never advertise an action it would then
+refuse, so the round is replayed action by action (pokerkit's shape): one pure *check* per action
+kind says whether an action is legal and why not, one *apply* moves a small mutable ``_Table`` on,
+and the legal actions a ``BettingState`` snapshot advertises come from the very bounds the checks
+use. Malformed input raises ``SetupError`` before any action is judged; a well-formed action that
+breaks a rule is a verdict (``BettingResult.valid`` False, the first illegal action named with a
+stable ``ReasonCode``). Where rules 9.1 to 9.8 are silent, this module follows docs/rules.md
+§9.13 (and §11's register): change the two together.
 """
 
 from __future__ import annotations
@@ -745,7 +685,12 @@ def validate_betting(
     trace: bool = False,
 ) -> BettingResult:
     """Section 9 end to end: refuse malformed input, then judge the actions as a verdict
-    (``trace``: with the state after each accepted action, ``BettingResult.trace``)."""
+    (``trace``: with the state after each accepted action, ``BettingResult.trace``).
+
+    The replay is the hot path: each action's wire type is mapped once, while its shape is
+    checked, to its kind (``_KINDS``: its check and apply), the actions are replayed as plain
+    tuples on a slotted table, and the frozen snapshot is built once, after the last action or
+    just before the first illegal one (``BettingResult.state``)."""
     setup = BettingSetup.create(players, dealer, ante, minimum_stake, maximum_stake)
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
         raise SetupError("actions must be a list", code="INVALID_ACTION", path=("actions",))

@@ -1,64 +1,11 @@
 """Hand strength: showdown odds against the rest of the shoe (docs/rules.md §12 defines them).
 
-The model
-=========
-
-The shoe holds 144 physical cards, each of the 24 cards six times (docs/rules.md §1). The hand
-and the ``seen`` cards (cards known to be out of the shoe, e.g. hands shown earlier) are removed;
-each opponent's hand is four physical cards drawn from what remains, without replacement, every
-set of physical cards equally likely. With ``r_c`` copies of card ``c`` left, an opponent multiset
-``m`` stands for ``prod_c C(r_c, m_c)`` physical hands. Opponents are drawn one after the other
-from the same shoe, so with ``k`` opponents there are ``prod_{i<k} C(R - 4i, 4)`` equally likely
-*ordered* deals of their hands, ``R`` being the number of cards left.
-
-Outcomes (section 8: the higher score wins, equal scores tie, no further tie-break):
-
-* **win**: every opponent scores strictly less than the hand;
-* **tie**: no opponent scores more, at least one scores the same (a tie for best: the pot is split);
-* **loss**: some opponent scores more.
-
-Which answers are exact
-=======================
-
-* **1 opponent: exact**, integer counts of opponent hands. Inclusion-exclusion over the removed
-  physical cards: the hands that avoid a removed set ``D`` number
-  ``sum_{X subset of D, |X| <= 4} (-1)^|X| * #{full-shoe hands containing X}``, and the second
-  factor depends only on the multiset type of ``X``. That factor (as a score distribution packed
-  into one integer, 32 bits per score, so a term is one big-integer multiply-add) is precomputed
-  once per trump for every type of at most three cards; a query sums one term per sub-multiset of
-  the removed cards: 16 for a hand of four different cards and nothing seen. Beyond 20 removed
-  cards it weighs every one of the 17,550 opponent multisets instead, with a handful of C-level
-  ``map`` passes (the same work whatever is removed). Cached per (trump, removed cards).
-* **2 opponents: exact**, integer counts of ordered pairs of opponent hands. For a set ``A`` of
-  hands (those scoring below the hand, or not above it), the ordered pairs of *disjoint* hands of
-  ``A`` number ``sum_X (-1)^|X| a(X)^2`` over physical sets ``X`` of the remaining shoe, ``a(X)``
-  being the hands of ``A`` that contain ``X``; ``a`` depends only on the type of ``X`` and follows
-  from the four-card level by ``(4 - |x|) a(x) = sum_c (r_c - x_c) a(x + c)``. The first query
-  for a (trump, score) pair also builds that pair's tables, which are then cached.
-* **3 opponents: Monte Carlo.** The same identity for three hands needs sums over triples of
-  overlapping card sets, far beyond the time budget in pure Python. The estimate deals
-  ``samples`` random tables (default ``DEFAULT_SAMPLES``) with ``random.Random(seed)`` (default
-  seed ``DEFAULT_SEED``), so it is deterministic for a given seed, and reports the seed, the sample
-  count and the standard error (the largest of ``sqrt(p (1 - p) / samples)`` over the three
-  estimated probabilities).
-
-Percentile
-==========
-
-``percentile`` ranks the hand among every hand that can be dealt from a *full* shoe (all
-C(144, 4) = 17,178,876 sets of four physical cards, equally likely; ``seen`` plays no part):
-``100 * (#hands scoring strictly less + #hands scoring the same / 2) / C(144, 4)``, the mid-rank
-convention, so the lowest and highest hands are not pinned to 0 and 100 and equal scores always
-share one percentile.
-
-Errors
-======
-
-Every refusal is a ``RulesError`` whose ``path`` is rooted in a request body shaped like the
-function's arguments: ``("cards", i)``, ``("trump",)``, ``("seen", i)``, ``("opponents",)``,
-``("samples",)``, ``("seed",)``. A hand and seen cards that hold some card more than six times
-raise ``ShoeError`` (``SHOE_EXCEEDED``) at the first seen card over the limit; a remaining shoe too
-small to deal every opponent raises ``OddsError`` ``SHOE_TOO_SMALL`` at ``("seen",)``.
+The odds must be exact wherever that fits the per-request work budget, and reproducible where it
+does not: dealing the opponents' hands one by one is far beyond it, so one or two opponents are
+counted exactly, by inclusion-exclusion over tables built once per trump, and three are
+estimated by a seeded, hence deterministic, Monte Carlo (``hand_odds`` describes the methods).
+docs/rules.md §12 defines the model, the outcomes, the percentile and the refusals; every
+``RulesError`` here has a ``path`` into a request body shaped like the function's arguments.
 """
 
 from __future__ import annotations
@@ -427,8 +374,9 @@ def encode_models(models: Mapping[Suit | None, _Model]) -> bytes:
 
 def _shared(indexes: array[int]) -> tuple[int, ...]:
     """The indexes as ``_INDEX``'s int objects, as the build makes them: the slots reference,
-    not copy, them. One ``itemgetter`` call takes the whole array at C speed, twice as fast as
-    a ``map`` at every start (a single index would come back bare, hence the short case)."""
+    not copy, them. One ``itemgetter`` call takes the whole array at C speed, faster than a
+    ``map`` at every start (docs/performance.md; a single index would come back bare, hence the
+    short case)."""
     if len(indexes) < 2:
         return tuple(map(_INDEX.__getitem__, indexes))
     found: tuple[int, ...] = operator.itemgetter(*indexes)(_INDEX)
@@ -774,7 +722,37 @@ def hand_odds(
     """The hand's odds at showdown against ``opponents`` hands dealt from the rest of the shoe.
 
     Exact for one or two opponents, a seeded Monte Carlo estimate for three (``samples`` and
-    ``seed`` matter only then); see the module docstring for the model and the methods.
+    ``seed`` matter only then). The model (docs/rules.md §12.2): with ``r_c`` copies of card
+    ``c`` left, an opponent multiset ``m`` stands for ``prod_c C(r_c, m_c)`` physical hands; with
+    ``k`` opponents there are ``prod_{i<k} C(R - 4i, 4)`` equally likely *ordered* deals, ``R``
+    being the number of cards left. The methods:
+
+    * **1 opponent: exact**, integer counts of opponent hands. Inclusion-exclusion over the
+      removed physical cards: the hands that avoid a removed set ``D`` number
+      ``sum_{X subset of D, |X| <= 4} (-1)^|X| * #{full-shoe hands containing X}``, and the
+      second factor depends only on the multiset type of ``X``. That factor (as a score
+      distribution packed into one integer, 32 bits per score, so a term is one big-integer
+      multiply-add) is precomputed once per trump for every type of at most three cards; a query
+      sums one term per sub-multiset of the removed cards: 16 for a hand of four different cards
+      and nothing seen. Beyond ``_EXCLUSION_LIMIT`` removed cards it weighs every one of the
+      17,550 opponent multisets instead, with a handful of C-level ``map`` passes (the same work
+      whatever is removed). Cached per (trump, removed cards): ``_opponent_counts``.
+    * **2 opponents: exact**, integer counts of ordered pairs of opponent hands. For a set ``A``
+      of hands (those scoring below the hand, or not above it), the ordered pairs of *disjoint*
+      hands of ``A`` number ``sum_X (-1)^|X| a(X)^2`` over physical sets ``X`` of the remaining
+      shoe, ``a(X)`` being the hands of ``A`` that contain ``X``; ``a`` depends only on the type
+      of ``X`` and follows from the four-card level by ``(4 - |x|) a(x) = sum_c (r_c - x_c)
+      a(x + c)``. The first query for a (trump, score) pair also builds that pair's tables,
+      which are then cached: ``_pair_counts``.
+    * **3 opponents: Monte Carlo.** The same identity for three hands needs sums over triples of
+      overlapping card sets, far beyond the time budget in pure Python. The estimate deals
+      ``samples`` random tables with ``random.Random(seed)``, so it is deterministic for a given
+      seed, and reports the seed, the sample count and the standard error (the largest of
+      ``sqrt(p (1 - p) / samples)`` over the three estimated probabilities): ``_simulate``.
+
+    Refusals: a hand and seen cards that hold some card more than six times raise ``ShoeError``
+    (``SHOE_EXCEEDED``) at the first seen card over the limit; a remaining shoe too small to deal
+    every opponent raises ``OddsError`` ``SHOE_TOO_SMALL`` at ``("seen",)``.
     """
     request = _parse_request(cards, trump, seen, opponents)
     samples, seed = _check_sampling(samples, seed)

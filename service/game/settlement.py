@@ -1,31 +1,11 @@
 """Settlement of a finished round: docs/rules.md §10.
 
-Settlement trusts nothing it did not check itself: it settles only a round the betting machine
-judged valid and finished, and only against exactly the hands that round calls for. Money stays in
-integers and is conserved by construction: the pot is split with ``divmod`` and the remainder is
-handed out chip by chip, so the payouts always sum to the pot and the nets to zero.
-
-Decisions
----------
-Readings that rules 10.1 to 10.3 do not spell out. docs/rules.md §10.4 states them as part of the
-specification (and §11 lists them in its register); keep the two texts in step:
-
-- **Only finished, valid rounds are settled.** An invalid betting sequence is refused with
-  ``ROUND_INVALID`` (path ``actions/<index of the first illegal action>``); a valid one still in the
-  betting phase with ``ROUND_NOT_FINISHED`` (path ``actions``).
-- **Exactly the hands the round needs.** A showdown needs the hands of its two players and no
-  others (a folded player's hand is refused as extra); an uncontested round needs no hands, so
-  ``hands`` must be absent or empty. Anything else is ``HANDS_MISMATCH``, with the path of the
-  missing or extra player (``hands/<id>``) or ``hands`` for the whole field.
-- **Order of checks.** The betting first, then the trump (``INVALID_TRUMP`` at ``trump``, checked
-  even when no hand is compared), then which hands were given, then each hand in the showdown's
-  order (errors at ``hands/<id>/...``), then the shoe across both hands (``SHOE_EXCEEDED`` at
-  ``hands``).
-- **Odd chip.** On a tie each tied player gets ``pot // 2``; the odd chip goes to the tied player
-  who comes first clockwise starting from the dealer's left (the dealer themself comes last).
-  ``winners`` lists the tied players in that order.
-- **Net** is payout minus everything the player put in, ante included, so folded players lose
-  exactly their contribution and the nets of a round sum to zero.
+Settlement moves money, so it trusts nothing it did not check itself: it settles only a round the
+betting machine judged valid and finished, and only against exactly the hands that round calls
+for. Money stays in integers and is conserved by construction: the pot is split with ``divmod``
+and the remainder is handed out chip by chip, so the payouts always sum to the pot and the nets
+to zero. Where rules 10.1 to 10.3 are silent (refusals and their order, the odd chip, the net),
+this module follows docs/rules.md §10.4 (and §11's register): change the two together.
 """
 
 from __future__ import annotations

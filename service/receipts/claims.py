@@ -1,14 +1,10 @@
 """What a receipt asserts, and the exact bytes it is signed as.
 
-The payload is the canonical JSON (``jose.canonical_json``: keys sorted, no whitespace, UTF-8) of
-exactly these claims::
-
-    {"alg":"EdDSA","build":"<build digest, 64 hex>","endpoint":"/v1/hands/score",
-     "kid":"<key id>","request_sha256":"<64 hex>","response_sha256":"<64 hex>",
-     "ruleset":"classic/1","time":"2026-05-10T06:06:10.123456Z","version":"1.0.0"}
-
-and the protected header is the canonical JSON of
-``{"alg":"EdDSA","kid":<key id>,"typ":"verdict-receipt+jws"}``.
+A verifier years later must rebuild the very bytes that were signed, with any JOSE library, so
+the claims are exactly nine strings and the payload and protected header are canonical JSON
+(``jose.canonical_json``: keys sorted, no whitespace, UTF-8). Anything else in a payload makes it
+not a receipt (``Claims.from_payload``). docs/verification.md, "The receipt", defines each claim
+and shows a payload and its header.
 """
 
 from __future__ import annotations
@@ -53,8 +49,7 @@ class Claims:
     endpoint: str
     request_sha256: str
     """SHA-256 (hex) of the request body's canonical form
-    (``service.api.envelope.audit.canonical_body``):
-    the audit record's ``body_sha256``."""
+    (``service.wire.canonical.request_digest``): the audit record's ``body_sha256``."""
     response_sha256: str
     """SHA-256 (hex) of the exact response body bytes."""
 

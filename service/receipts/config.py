@@ -1,18 +1,10 @@
 """Receipt keys from the environment: read once at start-up, validated, failing closed.
 
-| variable                 | meaning                                                          |
-|--------------------------|------------------------------------------------------------------|
-| SIGNING_KEY_FILE         | PEM Ed25519 private key (PKCS#8, unencrypted): the active key     |
-| SIGNING_KEY_ID           | its key id (default: the RFC 7638 thumbprint of its public key)   |
-| SIGNING_PUBLIC_KEYS_FILE | verification-only public keys: a JWKS (JSON, every key with a    |
-|                          | ``kid``) or PEM ``PUBLIC KEY`` blocks (ids: their thumbprints)    |
-
-``SIGNING_KEY_FILE`` unset (and the other two unset): no receipts. Set but missing, unreadable,
-not an Ed25519 private key, or encrypted: ``ReceiptConfigError`` and the service must not start
--- a Secret that failed to mount must never silently mean "answers without receipts". Either of
-the other two set without ``SIGNING_KEY_FILE`` is refused the same way. Rotation: publish the next
-key's public half in ``SIGNING_PUBLIC_KEYS_FILE`` first, then make it the active key and keep the
-old public key listed as long as its receipts must verify (docs/verification.md).
+A Secret that failed to mount must never silently mean "answers without receipts", and key
+material must never reach a log: a ``SIGNING_KEY_FILE`` that is set but unusable, or either of
+``SIGNING_KEY_ID`` and ``SIGNING_PUBLIC_KEYS_FILE`` set without it, is a ``ReceiptConfigError``
+naming the variable, and the service does not start. With none of the three set, nothing is
+signed. docs/verification.md, "Keys", lists the variables and the steps of a rotation.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """Checking a receipt with nothing but the exchange it covers and the published keys.
 
-Steps, in order; the first that fails names the reason (``Reason``):
-
-1. the receipt is three strict base64url segments, the header a JSON object of exactly ``alg``,
-   ``kid`` and ``typ`` (``verdict-receipt+jws``)                             -- MALFORMED_RECEIPT
-2. ``alg`` is ``EdDSA``                                                  -- ALGORITHM_NOT_ALLOWED
-3. the JWKS holds an Ed25519 key with that ``kid``                                -- UNKNOWN_KEY
-4. the Ed25519 signature verifies over ``header "." payload`` (ASCII)           -- BAD_SIGNATURE
-5. the payload is the claims, exactly (``Claims.from_payload``)                -- MALFORMED_CLAIMS
-6. the claims' ``kid`` and ``alg`` are the header's                              -- HEADER_MISMATCH
-7. the endpoint is the one the caller expected (when given)                    -- ENDPOINT_MISMATCH
-8. SHA-256 of the request's canonical form is ``request_sha256``                -- REQUEST_MISMATCH
-9. SHA-256 of the response bytes is ``response_sha256``                        -- RESPONSE_MISMATCH
-10. the ruleset, and the build digest, are the expected ones (when given)
-                                                           -- RULESET_MISMATCH, BUILD_MISMATCH
-
-The digests are reported recorded and recomputed whenever the payload can be read, even when an
-earlier step failed: they show what changed.
+A receipt is worth something only if anyone can check it without trusting the service: this
+module needs no server, no secret and no state, only the receipt, the request and response of
+the exchange, and the published JWKS. The checks run in a fixed order and the first that fails
+names the reason (``Reason``, listed in ``verify_receipt``); the digests are reported recorded and
+recomputed whenever the payload can be read, even when an earlier step failed, to show what
+changed. docs/verification.md, "Verifying a receipt", states the steps for verifiers.
 """
 
 from __future__ import annotations
@@ -133,12 +122,27 @@ def verify_receipt(
     expected_ruleset: str | None = None,
     expected_build: str | None = None,
 ) -> Verification:
-    """Check ``receipt`` against the exchange it claims to cover (see the module docstring).
+    """Check ``receipt`` against the exchange it claims to cover.
 
     ``request_body``: the raw body bytes, or the parsed JSON value; ``response_body``: the exact
     bytes answered; ``jwks``: the published keys (``JwksError`` if unusable). ``endpoint``: the
     path the exchange was sent to, when the caller knows it (else the receipt's is used to
     canonicalise the request).
+
+    Steps, in order; the first that fails names the reason:
+
+    1. the receipt is three strict base64url segments, the header a JSON object of exactly
+       ``alg``, ``kid`` and ``typ`` (``verdict-receipt+jws``)                 -- MALFORMED_RECEIPT
+    2. ``alg`` is ``EdDSA``                                              -- ALGORITHM_NOT_ALLOWED
+    3. the JWKS holds an Ed25519 key with that ``kid``                            -- UNKNOWN_KEY
+    4. the Ed25519 signature verifies over ``header "." payload`` (ASCII)       -- BAD_SIGNATURE
+    5. the payload is the claims, exactly (``Claims.from_payload``)            -- MALFORMED_CLAIMS
+    6. the claims' ``kid`` and ``alg`` are the header's                          -- HEADER_MISMATCH
+    7. the endpoint is the one the caller expected (when given)                -- ENDPOINT_MISMATCH
+    8. SHA-256 of the request's canonical form is ``request_sha256``            -- REQUEST_MISMATCH
+    9. SHA-256 of the response bytes is ``response_sha256``                    -- RESPONSE_MISMATCH
+    10. the ruleset, and the build digest, are the expected ones (when given)
+                                                           -- RULESET_MISMATCH, BUILD_MISMATCH
     """
     keys = trusted_keys(jwks)
     parts = _split(receipt)

@@ -1,24 +1,13 @@
 """The drain before a graceful stop: SIGTERM first takes a replica out of rotation, then stops it.
 
-Gunicorn's own SIGTERM closes the listening socket at once. A load balancer that finds replicas
-by health checks (HAProxy, a cloud load balancer, Docker Swarm) still sends new connections there
-until its next failed check, and they are refused; clients holding kept-alive connections to the
-replica lose the request they send as it closes them. So the master, on the first SIGTERM, does
-not stop at once: for ``GUNICORN_DRAIN_SECONDS`` it keeps accepting and serving while every
-worker
-
-* answers ``/readyz`` with 503 (the balancer's next check takes the replica out of rotation),
-* answers every request with ``Connection: close`` (a kept-alive client reconnects, through the
-  balancer, to another replica, instead of meeting a closed connection later),
-
-and only then runs gunicorn's graceful stop (listener closed, in-flight requests finished within
-``GUNICORN_GRACEFUL_TIMEOUT``, exit 0). A second SIGTERM during the drain ends it at once (still
-gracefully); SIGINT and SIGQUIT stop at once, as in gunicorn. ``0`` turns the drain off.
-
-The master tells its workers through a flag in memory shared with every forked worker (set
-first) and ``SIGWINCH`` (sent next), which gunicorn's workers otherwise ignore: a worker that
-was running gets the signal, one forked during the drain (a replacement) finds the flag set when
-it starts. Nothing here imports the web app: ``gunicorn.conf.py`` hands in what to call.
+Gunicorn's own SIGTERM closes the listening socket at once, but a load balancer that finds
+replicas by health checks still sends new connections there until its next failed check, and
+kept-alive clients lose the request they send as the replica closes them. So on the first
+SIGTERM the master keeps accepting and serving for ``GUNICORN_DRAIN_SECONDS`` while every worker
+answers ``/readyz`` with 503 and every request with ``Connection: close``, and only then runs
+gunicorn's graceful stop (``DrainingStop``). docs/deploy.md, "Rolling restarts behind a
+health-checking load balancer", gives the sequence. Nothing here imports the web app:
+``gunicorn.conf.py`` hands in what to call.
 """
 
 from __future__ import annotations
@@ -95,7 +84,14 @@ def _enter(on_drain: Callable[[], None]) -> None:
 
 
 class DrainingStop:
-    """Replaces the arbiter's ``handle_term`` (gunicorn looks handlers up on the instance)."""
+    """Replaces the arbiter's ``handle_term`` (gunicorn looks handlers up on the instance).
+
+    The first SIGTERM sets the flag shared with every forked worker (first) and sends them
+    ``NOTIFY`` (next): a worker that was running gets the signal, one forked during the drain (a
+    replacement) finds the flag set when it starts. After the drain, gunicorn's graceful stop
+    runs (listener closed, in-flight requests finished within ``GUNICORN_GRACEFUL_TIMEOUT``). A
+    second SIGTERM during the drain ends it at once (still gracefully); SIGINT and SIGQUIT stop
+    at once, as in gunicorn. ``0`` seconds turns the drain off."""
 
     def __init__(self, arbiter: Any, seconds: int) -> None:
         self.arbiter = arbiter

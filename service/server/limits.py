@@ -1,23 +1,11 @@
 """The connection-level limits of the worker, read from the environment.
 
-| variable            | default | range          | meaning                                        |
-|---------------------|---------|----------------|------------------------------------------------|
-| HEAD_READ_TIMEOUT   | 10      | 1 to 3,600     | seconds for a request head (line + fields) to  |
-|                     |         |                | arrive: from accepting a new connection, or    |
-|                     |         |                | from the first byte of a kept-alive one's next |
-|                     |         |                | request (later: 408, closed)                   |
-| HEAD_MAX_BYTES      | 65536   | 1,024 to 1 MiB | longest request head held (bigger: 431)        |
-| SEND_TIMEOUT        | 10      | 1 to 3,600     | seconds a client may take to take in an answer |
-|                     |         |                | (later: the connection is dropped)             |
-| CLOSE_DRAIN_BYTES   | 4194304 | 0 to 256 MiB   | unread request bytes discarded before closing  |
-| CLOSE_DRAIN_TIMEOUT | 5       | 0 to 60        | seconds spent discarding them, at most         |
-| BODY_BUFFER_BYTES   | 64 MiB  | 1 MiB to 4 GiB | request body bytes a worker holds while bodies |
-|                     |         |                | arrive (more: 503, closed)                     |
-| MAX_BODY_BYTES, BODY_READ_TIMEOUT: the app's (``service/api/config.py``); the worker collects  |
-| a body of up to that size, within that time, before a thread is given the request              |
-
-They are read in the master (``gunicorn.conf.py`` reads them once so that a bad value stops the
-start) and again by each worker; the two readings see the same environment.
+The head-first worker holds every connection that has not yet sent a whole request, so what a
+connection may cost in time and memory before it reaches a thread must be bounded, and a bad
+bound must stop the start rather than show in a request: the master reads them once
+(``gunicorn.conf.py``), each worker again from the same environment. The body's own limits
+(``MAX_BODY_BYTES``, ``BODY_READ_TIMEOUT``) are the app's, only read here. docs/operations.md,
+"Slow clients", lists each variable, its default and the values accepted.
 """
 
 from __future__ import annotations

@@ -3,21 +3,10 @@
 Stock gthread hands a connection to a thread that then waits on the client: for its head, its
 body, and for room to write its answer. With two threads per worker, a few slow or non-reading
 clients held every thread and the probes waited behind them. Here the poller (one thread,
-non-blocking sockets) does all the waiting, and a thread gets a request only when it is whole:
-
-* head: collected until complete, within ``HEAD_READ_TIMEOUT`` (408 when late), refused from
-  the poller when over ``HEAD_MAX_BYTES`` (431) or the request-line limit (414);
-* body: parsed framing (gunicorn's parser, on the poller), then collected up to the app's
-  ``MAX_BODY_BYTES`` within ``BODY_READ_TIMEOUT`` (408 when late); ``100 Continue`` is sent only
-  for a request the app does not refuse from its head (``refuses_unread``);
-* answer: written through an ``Outbox`` that never blocks; what the client has no room for is
-  written by the poller within ``SEND_TIMEOUT`` (then closed), static files without a copy;
-* closing: FIN, then the client's unread bytes discarded for a while (``CLOSE_DRAIN_*``).
-
-Connections beyond capacity (gunicorn's ``worker_connections``, bounded by the descriptor limit)
-are shed oldest-idle-first instead of waiting in the accept queue; out of descriptors, accepting
-backs off. Plain HTTP/1.1 only (TLS ends at the ingress). gthread's internals are reached only
-through ``gunicorn_internals.py``; ``tests/security`` replays each attack on a real server.
+non-blocking sockets) does all the waiting, and a thread gets a request only when it is whole
+(``HeadFirstWorker`` lists the phases). Plain HTTP/1.1 only (TLS ends at the ingress); gthread's
+internals are reached only through ``gunicorn_internals.py``; ``tests/security`` replays each
+attack on a real server; docs/operations.md, "Slow clients", has the limits and figures.
 """
 
 from __future__ import annotations
@@ -113,7 +102,21 @@ class Waiting:
 
 
 class HeadFirstWorker(GthreadWorker):
-    """See the module docstring; gunicorn loads it as ``service.server.worker.HeadFirstWorker``."""
+    """gunicorn loads it as ``service.server.worker.HeadFirstWorker``. The phases of a request:
+
+    * head: collected until complete, within ``HEAD_READ_TIMEOUT`` (408 when late), refused from
+      the poller when over ``HEAD_MAX_BYTES`` (431) or the request-line limit (414);
+    * body: parsed framing (gunicorn's parser, on the poller), then collected up to the app's
+      ``MAX_BODY_BYTES`` within ``BODY_READ_TIMEOUT`` (408 when late); ``100 Continue`` is sent
+      only for a request the app does not refuse from its head (``refuses_unread``);
+    * answer: written through an ``Outbox`` that never blocks; what the client has no room for
+      is written by the poller within ``SEND_TIMEOUT`` (then closed), static files without a
+      copy;
+    * closing: FIN, then the client's unread bytes discarded for a while (``CLOSE_DRAIN_*``).
+
+    Connections beyond capacity (gunicorn's ``worker_connections``, bounded by the descriptor
+    limit) are shed oldest-idle-first instead of waiting in the accept queue; out of
+    descriptors, accepting backs off."""
 
     longest_wait = TICK_SECONDS
 

@@ -1,31 +1,12 @@
-"""Fast request checks derived from the marshmallow schemas: the contract is written once.
+"""Request checks derived from the marshmallow schemas, so that the contract is written once.
 
-``derive(schema)`` walks a schema's declared fields once, at start-up, and compiles a predicate
-that accepts exactly the JSON bodies ``schema.load`` accepts, as straight-line Python (``type(...)
-is`` tests, dictionary lookups, inlined loops; no object per field), so the hot endpoints check a
-body at the cost a hand-written check had, without a second copy of the rules of the wire.
-
-A body the predicate refuses goes to the schema, whose only remaining job is to explain it: a
-false refusal costs speed, never correctness. A false acceptance would be a bug, so the compiler
-refuses (``NotCompilable``) whatever it does not know exactly: a field class, a validator or a
-schema hook it has no rule for, ``unknown`` other than ``RAISE``, field-level pre/post-load
-functions. What it knows:
-
-- schemas: required and optional keys, ``allow_none``, ``data_key``, ``Meta.exclude`` (through
-  ``load_fields``), unknown keys refused; ``load_default`` needs no check (it is never validated);
-- ``List`` (of anything it knows), ``Nested`` (inlined), ``String``, ``Integer`` (``strict``),
-  ``Boolean``;
-- validators ``Length`` (and ``CountOf``), ``Range``, ``OneOf``;
-- anything carrying a **fast check**, saying in the small vocabulary below (``Member``,
-  ``Identical``, ``Mapping``, ``AllDifferent``, ``Distinct``, ``PresentUnless``) what it
-  accepts: a field or validator as a ``fast_check`` method of its own class, a
-  ``validates_schema`` method marked ``@fast_rule(...)``. The fast twin sits next to the
-  validation it mirrors.
-
-JSON bodies hold only dicts, lists, str, int, float, bool and None, so the checks test exact types:
-marshmallow's leniencies that JSON cannot reach (tuples as lists, bytes as strings) are refused,
-which is a false refusal at worst. ``tests/api/test_api_fastcheck.py`` checks the equivalence on
-generated bodies and near misses.
+Every body must be checked, and marshmallow loading each one would cost far more than a
+hand-written check; a hand-written check, though, is a second copy of the rules of the wire,
+which drifts. ``derive`` compiles, once at start-up, a predicate that accepts exactly what
+``schema.load`` accepts, and the schema is left only to explain a refusal: a false refusal costs
+speed, never correctness. A false acceptance would be a bug, so the compiler refuses
+(``NotCompilable``) whatever it cannot reproduce exactly (``derive`` lists what it knows), and
+``tests/api/test_api_fastcheck.py`` checks the equivalence on generated bodies and near misses.
 """
 
 from __future__ import annotations
@@ -175,8 +156,29 @@ class _Source:
 
 def derive(schema: Schema, *, items_elsewhere: Iterable[str] = ()) -> Check:
     """The predicate accepting exactly what ``schema.load`` accepts. ``items_elsewhere`` names
-    list fields whose *items* the caller checks itself (the batch engine checks its hands as it
-    scores them): their type and length are still checked here."""
+    list fields whose *items* the caller checks itself (the batch's table loop checks its hands
+    as it scores them): their type and length are still checked here.
+
+    The predicate is straight-line Python (``type(...) is`` tests, dictionary lookups, inlined
+    loops; no object per field). What the compiler knows:
+
+    - schemas: required and optional keys, ``allow_none``, ``data_key``, ``Meta.exclude``
+      (through ``load_fields``), unknown keys refused; ``load_default`` needs no check (it is
+      never validated);
+    - ``List`` (of anything it knows), ``Nested`` (inlined), ``String``, ``Integer``
+      (``strict``), ``Boolean``;
+    - validators ``Length`` (and ``CountOf``), ``Range``, ``OneOf``;
+    - anything carrying a **fast check**, saying in the small vocabulary above (``Member``,
+      ``Identical``, ``Mapping``, ``AllDifferent``, ``Distinct``, ``PresentUnless``) what it
+      accepts: a field or validator as a ``fast_check`` method of its own class, a
+      ``validates_schema`` method marked ``@fast_rule(...)``. The fast twin sits next to the
+      validation it mirrors.
+
+    Anything else raises ``NotCompilable``: a field class, a validator or a schema hook it has no
+    rule for, ``unknown`` other than ``RAISE``, field-level pre/post-load functions. JSON bodies
+    hold only dicts, lists, str, int, float, bool and None, so the checks test exact types:
+    marshmallow's leniencies that JSON cannot reach (tuples as lists, bytes as strings) are
+    refused, which is a false refusal at worst."""
     source = _Source()
     _schema(source, schema, "v0", 1, frozenset(items_elsewhere))
     source.emit(1, "return True")
@@ -388,12 +390,12 @@ def _schema_rule(
 
 
 # ------------------------------------------------------------------------------------------------
-# Derived checks by schema class: compiled once, shared by a view and its pre-dispatch
+# Derived checks by schema class: compiled once, shared by every reader of the schema
 # ------------------------------------------------------------------------------------------------
 
 
 @functools.cache
 def check_for(schema_class: type[Schema]) -> Check:
-    """The derived check of ``schema_class``, compiled once per class: a view and the
-    pre-dispatch of its route share it (each app's configured schemas are classes of their own)."""
+    """The derived check of ``schema_class``, compiled once per class: an endpoint's road and the
+    command line share it (each app's configured schemas are classes of their own)."""
     return derive(schema_class())

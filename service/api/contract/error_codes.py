@@ -1,15 +1,11 @@
 """One error vocabulary: every item of a problem's ``errors[]`` carries a stable machine ``code``.
 
-Integrators branch on codes, never on messages (messages are for people and may be reworded or
-translated). The codes are the core's where the core decides (``INVALID_CARD``,
-``WRONG_HAND_SIZE``, ``SHOE_EXCEEDED``, ... from ``service.game``), so a library user and an HTTP
-client branch on the same names; the schema's own refusals get codes of the same register.
-
-A message learns its code where it is made: ``coded(text, code)`` is a ``str`` that carries it,
-which marshmallow keeps as it is in its error messages. marshmallow's own messages (an unknown
-field, a missing one, a value of the wrong JSON type, a length or range its validators refuse)
-are recognised by their fixed text or template, in one table here. Anything else would get
-``INVALID_VALUE``; a test keeps every message the schemas can produce off that fallback.
+Integrators branch on codes, never on messages (messages are for people, reworded and
+translated). The codes are the core's where the core decides (``INVALID_CARD``, ``SHOE_EXCEEDED``,
+... from ``service.game``), so a library user and an HTTP client branch on the same names. A
+message learns its code where it is made (``coded(text, code)``, a ``str`` marshmallow keeps as
+it is); marshmallow's own messages are recognised by their fixed text or template, in one table
+here. Anything else would get ``INVALID_VALUE``; a test keeps every schema message off it.
 """
 
 from __future__ import annotations

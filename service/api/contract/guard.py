@@ -1,25 +1,12 @@
 """Bounded refusals: what marshmallow must not be asked to explain item by item.
 
 Marshmallow deserialises every item of a list before its length validator runs, and builds an
-error for each bad item and each unknown field. A 1 MiB body holding a 500,000-item list where a
-schema allows 4 or 10,000 would cost it more time than the worker timeout and more memory than the
-pod's limit, from one request. Two checks keep its work bounded whatever the body's shape
-(``budget.py`` has already bounded how many values the body holds at all):
-
-``guard`` walks the schema's fields over the body first (no object per item) and refuses, with the
-very message the length validator would give, any list more than ``SLACK`` items over its limit,
-any object with more unknown fields than a problem document reports, and any body whose lists are
-over their limits by more than ``SLACK`` items *in all*: a per-list slack alone multiplies with
-nesting (7,000 hands each 64 cards over the limit: 476,000 items to explain). Smaller mistakes
-still go to marshmallow, whose full error list is cheap for them and more helpful.
-
-``explain`` then spares marshmallow the long lists of objects it would walk item by item (a
-batch's hands, a sequence's actions): the item schema's derived check (``checks.derive``) picks
-out the items it refuses, marshmallow explains those alone, in order, until
-``MAX_EXPLAINED_ERRORS`` are found, and the rest of the body without the list. The messages are
-the schema's own, at the same pointers, and so is the problem document, but for a body with more
-errors than that: its detail then says the count is incomplete (and its 50 errors are the first by
-pointer of those found).
+error for each bad item and each unknown field: one body under the size limit, holding a list far
+longer than its schema allows, would cost it more time than the worker timeout and more memory
+than the pod's limit. ``guard`` refuses such gross excess first, with the very message the length
+validator would give; ``explain`` has marshmallow explain only the items of a long list that the
+item schema's derived check refuses. The messages and pointers stay the schema's own
+(docs/operations.md, "Hostile input", has the bounds and what they bought).
 """
 
 from __future__ import annotations
@@ -48,7 +35,14 @@ Path = tuple[Any, ...]
 
 def guard(schema: Schema, body: Any) -> Messages | None:
     """Marshmallow-shaped messages for the first gross excess in ``body`` (or for every list over
-    its limit, once they exceed ``SLACK`` items in all), else ``None``."""
+    its limit, once they exceed ``SLACK`` items in all), else ``None``.
+
+    The schema's fields are walked over the body (no object per item; ``budget.py`` has already
+    bounded how many values the body holds at all). Refused: any list more than ``SLACK`` items
+    over its limit, any object with more unknown fields than a problem document reports, and any
+    body whose lists are over their limits by more than ``SLACK`` items *in all*, since a
+    per-list slack alone multiplies with nesting. Smaller mistakes still go to marshmallow, whose
+    full error list is cheap for them and more helpful."""
     walk = _Walk()
     try:
         return walk.object(schema, body, ())
@@ -238,6 +232,12 @@ class Explained:
 def explain(schema: Schema, body: Any) -> Explained | None:
     """The schema's messages for ``body``, built without walking its long lists of objects item by
     item; None when it has none (or nothing to explain there): the schema then loads it whole.
+
+    A long list of objects (a batch's hands, a sequence's actions) is explained by the items the
+    item schema's derived check (``checks.derive``) refuses, in order, until
+    ``MAX_EXPLAINED_ERRORS`` are found. The problem document is the schema's own but for a body
+    with more errors than that: its detail then says the count is incomplete (and the errors it
+    reports are the first by pointer of those found).
 
     The rest of the body is loaded with ``[]`` in place of each such list, and what marshmallow
     says of that stand-in is dropped. This is exact because the schemas holding these lists

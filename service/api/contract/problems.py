@@ -36,7 +36,8 @@ detail counts every error; a body with more is told the count is not complete. T
 marshmallow's work a small share of the request's budget, where explaining every error of 10,000
 bad hands would take it far past that budget."""
 MAX_REPORTED_TEXT: Final = 300
-"""Longest pointer or message reported: a 1 MB key or card string is not echoed back whole."""
+"""Longest pointer or message reported: a key or card string as long as the body allows is not
+echoed back whole."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,16 +1,12 @@
-"""Repeated keys in a JSON text: the cheap test every body takes, and the exact check that names
-the key when the test finds one.
+"""Repeated keys in a JSON text: the escaped colons the cheap test must count, and the exact check
+that names the key when the test finds one.
 
 Two parsers that read a repeated key differently (first or last wins) would adjudicate different
 requests from one text; a record-keeping service refuses the ambiguity instead. orjson keeps the
-last value silently, so ``http.parse`` counts colons: every key/value pair of the text has one
-colon outside strings, strings keep theirs when re-serialised, so the text has more colons than
-its re-serialisation exactly when a pair was dropped -- once the colons a string spells as the
-escape ``\\u003a`` (re-serialised as plain colons) are counted too (``escaped_colons``).
-
-Only a body with a repeated key is parsed a second time, by Python's ``json`` (the one parser with
-a hook on each object's pairs), to name the key. The hook keeps nothing (each object becomes
-None), so the second parse never holds a second copy of the body's objects.
+last value silently, so ``reading.repeats_a_key`` compares colon counts, which must include the
+colons a string spells as the escape ``\\u003a`` (``escaped_colons``). Only a body with a repeated
+key is parsed a second time, by Python's ``json`` (the one parser with a hook on each object's
+pairs), to name it; the hook keeps nothing, so that parse never holds a second copy of the body.
 """
 
 from __future__ import annotations

@@ -109,8 +109,7 @@ class ActionSchema(BaseSchema):
 
 MAX_ODDS_SAMPLES: Final = 20_000
 """Monte Carlo samples a request may ask for: the default is also the most, which keeps one odds
-request within the per-request work budget (100 ms of CPU: docs/operations.md, "Hostile
-input")."""
+request within the per-request work budget (docs/operations.md, "Hostile input")."""
 MAX_SEEN: Final = COPIES_IN_SHOE * len(CARDS) - HAND_SIZE
 
 

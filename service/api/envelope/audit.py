@@ -1,29 +1,11 @@
 """The audit record: one JSON line per request, enough to recall and re-create every verdict.
 
-Each line (on stdout, never a file: the platform collects container output) holds::
-
-    {"ts": "2026-05-10T06:06:10.123456Z", "request_id": "…", "method": "POST",
-     "endpoint": "/v1/hands/score", "status": 200, "duration_ms": 0.412,
-     "version": "1.0.0", "ruleset": "classic/1", "key_id": "…",
-     "body_sha256": "…", "response_sha256": "…", "verdict": {"score": 10}}
-
-- ``request_id``: the client's ``X-Request-ID`` when sane (1 to 128 of ``A-Z a-z 0-9 . _ ~ : / + =
-  @ -``), else 32 random hex digits; always echoed in the ``X-Request-ID`` response header.
-- ``endpoint``: the route (a fixed set; ``unmatched`` for any other path, whose ``path`` is then
-  added, clipped to 200 characters).
-- ``body_sha256``: SHA-256 of the request body's **canonical form** (``service.wire``); for a
-  body that is not JSON, of its raw bytes; absent when no body was read (GET, 401, 413, 415).
-- ``response_sha256``: SHA-256 of the 200 answer's bytes: a replay by the same version must give
-  exactly these bytes.
-- ``verdict``: a summary of the 200 answer (``score``; for a batch the hand count, the answer's
-  digest covering every score; ``winner`` and ``scores``; ``valid``, ``code``, ``index`` and
-  ``pot``; ``pot``, ``winners`` and ``payouts``; ``win``/``tie``/``loss`` for odds), or for a
-  refusal ``{"code": <problem code>}``. Bounded: never more than a few hundred bytes.
-- ``key_id``: which API key authenticated the request (first 12 hex digits of its SHA-256), when
-  API keys are configured. Keys themselves are never logged.
-
-``body_sha256`` is ``service.wire.canonical.digest``: the same digest a receipt signs and a
-re-adjudication recomputes (``docs/verification.md`` defines the canonical form).
+A platform that must answer a dispute needs, for each verdict, who asked (``request_id``,
+``key_id``), what was asked (``body_sha256``, the digest of the body's canonical form from
+``service.wire.canonical``, the one a receipt signs) and what was answered (``response_sha256``
+and a short ``verdict``). This module makes those fields and the line that carries them, safe
+from client text that would break or forge a line; docs/operations.md, "The audit record",
+defines each field, and docs/verification.md the canonical form.
 """
 
 from __future__ import annotations

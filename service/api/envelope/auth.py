@@ -1,20 +1,12 @@
 """Optional API keys: ``Authorization: Bearer <key>`` on every ``/v1`` request (RFC 6750).
 
-The keys come from ``API_KEYS`` / ``API_KEYS_FILE`` (``config.py``), which keeps only their
-SHA-256 digests. A presented key is hashed once and compared with **every** configured digest by
-``hmac.compare_digest``, without stopping at a match: the time taken depends neither on how much of
-a key is right nor on which key matched. Hashing first also makes every comparison the same length,
-so not even a key's length leaks.
-
-The answer to a missing or wrong key is a 401 problem document with a ``WWW-Authenticate``
-challenge, prepared once as bytes in each served language (``Denial.in_language`` picks one by
-the request's ``Accept-Language``): refusing costs less than serving. The challenge's
-``error_description`` stays English in every language: RFC 6750 allows it ASCII characters only.
-Which requests need a key is decided by the route they resolve to (``routes.py``), never by their
-path's spelling: all of ``/v1``, and any path no route takes. Health, readiness, metrics and the
-docs are outside ``/v1`` and stay open (probes and scrapers carry no keys). A key is identified
-in the audit log by ``key_id``, the first 12 hex digits of its SHA-256: enough to tell integrators
-apart, useless to recover the key.
+An adjudicator reachable by anyone on the network must be able to refuse strangers without
+telling them anything, in constant time and cheaply. A presented key is hashed once and compared
+with **every** configured digest (``config.py`` keeps no key), so the time taken depends neither
+on how much of a key is right, nor on which key matched, nor on its length; the 401 is prepared
+once as bytes in each served language, so refusing costs less than serving. Which requests need a
+key is the route's decision (``routes.py``), never the path's spelling. docs/operations.md, "API
+keys", states the rules integrators and operators see.
 """
 
 from __future__ import annotations
@@ -29,6 +21,8 @@ from service.api.contract.problems import UNAUTHORIZED, Problem
 
 REALM: Final = "quart-bezique"
 KEY_ID_LENGTH: Final = 12
+"""Hex digits of a key's SHA-256 naming it in the audit line (``key_id``): enough to tell
+integrators apart, useless to recover the key."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +58,8 @@ INVALID: Final = _denial(
     N_("the API key is not valid"),
     f'Bearer realm="{REALM}", error="invalid_token", error_description="the API key is not valid"',
 )
+"""A key that is not configured. The challenge's ``error_description`` stays English in every
+language: RFC 6750 allows it ASCII characters only."""
 
 
 class ApiKeys:

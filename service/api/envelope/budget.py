@@ -1,20 +1,12 @@
 """The work one request body may cost, bounded before it is parsed.
 
-A parsed JSON value costs the worker a Python object whatever its size in the text: ``[]`` is
-3 bytes on the wire and many times that once parsed, so 1 MiB of empty lists, empty objects or
-one-character strings (350,000 values) costs far more memory and CPU to parse than the
-per-request bounds allow (16 MiB, 100 ms of CPU: docs/operations.md, "Hostile input"), before any
-schema looks at it. The body size limit cannot see this; a count of values can.
-
-Each item of an array or object (an element, or a key with its value) follows a comma, or the
-opening bracket when it comes first, so ``commas + brackets + 1`` bounds the values of a text from
-above (a key and its value counting as one), and one C-speed pass computes it without parsing.
-Characters inside strings only add to the count; the budget leaves room for the worst a valid
-body can hold there (a player id of 64 commas in every action).
-
-The budget follows the configured limits: it is what the largest valid body the service accepts
-can reach, so no valid request is ever refused by it, and an operator who raises
-``MAX_BATCH_HANDS`` or ``MAX_ACTIONS`` raises it with them.
+A parsed JSON value costs the worker a Python object whatever its size in the text, so a body
+under the size limit made of empty lists, empty objects or one-character strings costs far more
+memory and CPU to parse than the per-request work budget allows (docs/operations.md, "Hostile
+input"), before any schema looks at it. The size limit cannot see this; a count of values can,
+in one C-speed pass without parsing (``values_bound``). The budget is what the largest valid body
+of the configuration can reach (``value_budget``), so no valid request is ever refused by it, and
+raising ``MAX_BATCH_HANDS`` or ``MAX_ACTIONS`` raises it with them.
 """
 
 from __future__ import annotations
@@ -46,6 +38,11 @@ def value_budget(config: Config) -> int:
 
 def values_bound(data: bytes) -> int:
     """An upper bound on the JSON values ``data`` holds (exact when no string holds , [ or {).
+
+    Each item of an array or object (an element, or a key with its value) follows a comma, or the
+    opening bracket when it comes first, so ``commas + brackets + 1`` bounds the values from
+    above (a key and its value counting as one). Characters inside strings only add to the
+    count; the budget leaves room for the worst a valid body can hold there (``PER_ACTION``).
     One C pass deleting the three characters: cheaper than three counting passes, for a
     transient copy of the rest of the body."""
     return len(data) - len(data.translate(None, _COUNTED)) + 1

@@ -1,20 +1,12 @@
 """Cross-origin requests (CORS), off unless the operator names the origins allowed.
 
-A browser game client served from another origin may call the service only when ``CORS_ORIGINS``
-lists its origin (or is ``*``). Off by default: an adjudicator that any web page could call from a
-player's browser is not what most platforms want, so the operator opts in.
-
-The decision is the route's (``routes.py``): only a request that resolves to a route gets CORS
-headers, and a preflight (``OPTIONS`` with ``Origin`` and ``Access-Control-Request-Method``) is
-answered by the envelope itself, before authentication, because browsers never send credentials
-on a preflight; the real request that follows still needs its key. A preflight naming a method
-the route does not take, or from an origin not allowed, gets a plain 204 without the allowing
-headers, and the browser refuses the call: nothing about the route is revealed beyond what an
-OPTIONS already says.
-
-Keys travel in ``Authorization``, not cookies, so ``Access-Control-Allow-Credentials`` is never
-sent; ``Authorization`` must then be named in ``Access-Control-Allow-Headers`` (a ``*`` there does
-not cover it).
+An adjudicator that any web page could call from a player's browser is not what most platforms
+want, so a browser game client served from another origin may call the service only when
+``CORS_ORIGINS`` lists its origin (or is ``*``). The decision is the route's (``routes.py``); a
+preflight is answered by the envelope itself, before authentication, because browsers never send
+credentials on one (the real request still needs its key), and a refused preflight reveals
+nothing beyond what an ``OPTIONS`` already says. docs/operations.md, "Cross-origin calls
+(CORS)", states what a browser gets.
 """
 
 from __future__ import annotations
@@ -25,6 +17,8 @@ from typing import Final
 from service.api.config import ANY_ORIGIN
 
 ALLOWED_HEADERS: Final = "Authorization, Content-Type, X-Request-ID"
+"""Named one by one: a ``*`` there does not cover ``Authorization``, where keys travel (never in
+cookies, so ``Access-Control-Allow-Credentials`` is never sent)."""
 EXPOSED_HEADERS: Final = "X-Request-ID, Retry-After, Verdict-Receipt"
 MAX_AGE_SECONDS: Final = 600
 ANY: Final = ANY_ORIGIN

@@ -1,20 +1,13 @@
 """A deadline for receiving a request body: a slow client holds a worker thread for a bounded time.
 
-gunicorn's gthread worker hands a connection to one of its threads once a request's head is in,
-and that thread then waits, blocking, for the body: a client that trickles its body (or stops
-sending it) would hold the thread as long as it likes, and a few such clients on one worker would
-leave its other connections waiting (the classic slow-loris). Here each request with a body is
-registered with its socket (gunicorn puts it in the environ as ``gunicorn.socket``) and one
-watchdog thread per worker process shuts the read side of any socket whose body has not arrived
-within ``BODY_READ_TIMEOUT`` seconds: the blocked read returns, the request is answered 408
-``REQUEST_TIMEOUT`` and the connection closed. Registering costs a lock and a dict update
-(requests with a body only); nothing is watched under Flask's test client (no socket).
-
-The request head (line and fields) is read before the app is called: under gunicorn, the
-worker class in ``service/server`` gives it its own deadline (HEAD_READ_TIMEOUT) and hands a
-connection to a thread only once its head is complete, so the body is the one part a thread can
-wait for, and it waits at most this long. The 408's unread rest makes that worker close the
-connection (``Connection: close``). ``docs/operations.md`` ("Slow clients") states the bounds.
+Under a worker that hands a connection to a thread before its body is in (gunicorn's stock
+gthread), the thread waits, blocking, for the body: a client trickling it would hold the thread as
+long as it liked, and a few such clients would stall the worker (the classic slow-loris). Each
+request with a body is registered with its socket (``gunicorn.socket``), and one watchdog thread
+per worker process shuts the read side of any socket whose body is late past
+``BODY_READ_TIMEOUT``: the read returns, the answer is a 408 that closes the connection. The
+head-first worker (``service/server``) collects bodies before a thread sees them, so there this
+bounds nothing it has not bounded already; docs/operations.md, "Slow clients", states the bounds.
 """
 
 from __future__ import annotations

@@ -1,26 +1,12 @@
 """``GET /metrics``: Prometheus metrics, summed over every gunicorn worker.
 
-| metric | type | labels |
-|---|---|---|
-| ``quart_bezique_http_requests_total`` | counter | ``endpoint``, ``status`` |
-| ``quart_bezique_http_request_duration_seconds`` | histogram | ``endpoint``, ``status`` |
-| ``quart_bezique_hands_scored_total`` | counter | ``endpoint`` |
-| ``quart_bezique_betting_verdicts_total`` | counter | ``reason`` (``valid`` or a reason code) |
-| ``quart_bezique_audit_write_failures_total`` | counter | |
-| ``quart_bezique_build_info`` | gauge (always 1) | ``version``, ``ruleset`` |
-
-``endpoint`` is a route (``/v1/hands/score``, ...), ``/docs/static`` for the docs page's assets or
-``unmatched``: never a client-chosen path, so the number of series stays fixed.
-
-Multi-process mode: gunicorn's workers are separate processes, so each keeps its counts in
-memory-mapped files under ``PROMETHEUS_MULTIPROC_DIR`` (``gunicorn.conf.py`` creates a fresh
-directory under ``/tmp`` for each master and marks dead workers in ``child_exit``); a scrape, served
-by whichever worker, reads and sums all the files. Counts of a worker that died stay in (counters
-never go back). Without that variable (Flask's test client, ``flask run``) each app keeps its own
-in-memory registry.
-
-Cost per request: its duration kept in memory, added to the Prometheus values (memory-mapped
-files) about once a second with public calls (see ``Metrics``; ``scripts/metrics_cost.py``).
+Operators watch rates, latencies and audit failures of the whole pod, but gunicorn's workers are
+separate processes: each keeps its counts in memory-mapped files under
+``PROMETHEUS_MULTIPROC_DIR``, which a scrape served by any worker sums (without that variable, as
+under Flask's test client, each app keeps an in-memory registry). Labels never hold a
+client-chosen path, so the number of series stays fixed. A request's duration is kept in memory
+and added to the files about once a second (``Metrics``), so a request does not pay for the
+files. docs/operations.md, "Metrics", lists the metrics and their labels.
 """
 
 from __future__ import annotations

@@ -1,28 +1,11 @@
 """The envelope of every request: route, request id, API keys, security headers, audit, metrics.
 
-One WSGI wrapper around the Flask app rather than Flask hooks: it sees every answer (404s, 405s,
-413s, the 401s it gives itself, errors), it starts timing before Flask does anything, and its work
-is plain dictionary and list operations on the WSGI environ and header list. Per request it:
-
-1. resolves the route once (``routes.Router``) and leaves the resolution in the environ, where
-   Flask dispatches on it: protection, the audit kind and label, the metrics label, the security
-   headers and the view all come from that one match;
-2. takes the client's ``X-Request-ID`` if sane, else makes one (``audit.request_id``);
-3. on a protected route (all of ``/v1``, and anything unmatched) with API keys configured, checks
-   ``Authorization`` (``auth.py``) and answers a prepared 401 itself, without entering Flask;
-   under gunicorn, gives a POST's body a deadline (``deadline.py``);
-4. sends a JSON endpoint's ``POST`` down its road (``road.py``), anything else to Flask, and
-   holds back the status and headers it answers with, appending ``X-Request-ID`` and the route's
-   security headers (``routes.py``), and the CORS headers when the operator allows the caller's
-   origin (``cors.py``, which also answers a preflight here, before the key check: browsers send
-   no credentials on one);
-5. writes the audit line, then records the metrics, and only then releases the answer. A verdict
-   whose audit line the sink does not take (a log pipeline that stopped reading, a closed stdout)
-   is never released: the client gets ``503 AUDIT_UNAVAILABLE`` with ``Retry-After`` instead, at
-   once (the sink refuses within a bound, ``sink.py``). Answers that are not verdicts (probes,
-   refusals, the docs) are released even then; their lost lines are counted.
-
-A ``HEAD`` answer never carries a body, whoever made it.
+One WSGI wrapper around the Flask app rather than Flask hooks, because it must see every answer
+(404s, 405s, 413s, the 401s it gives itself, errors, the roads' verdicts), start timing before
+Flask does anything, and hold each answer back until its audit line is taken: a verdict whose
+line the sink refuses is never released (``503 AUDIT_UNAVAILABLE`` instead, docs/operations.md,
+"The audit record"). Its work is plain dictionary and list operations on the environ and the
+header list; ``Observer.__call__`` lists its steps. A ``HEAD`` answer never carries a body.
 """
 
 from __future__ import annotations
@@ -114,6 +97,24 @@ class Observer:
         self.sink = sink
 
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        """One request, in order:
+
+        1. resolve the route once (``routes.Router``) and leave the resolution in the environ,
+           where Flask dispatches on it: protection, the audit kind and label, the metrics
+           label, the security headers, the road and the view all come from that one match;
+        2. take the client's ``X-Request-ID`` if sane, else make one (``audit.request_id``);
+        3. on a protected route (all of ``/v1``, and anything unmatched) with API keys
+           configured, check ``Authorization`` (``auth.py``) and answer a prepared 401 without
+           entering Flask; under gunicorn, give a POST's body a deadline (``deadline.py``);
+        4. send a JSON endpoint's ``POST`` down its road (``road.py``), anything else to Flask,
+           and hold back the status and headers, appending ``X-Request-ID``, the route's
+           security headers (``routes.py``) and, for an allowed origin, the CORS headers
+           (``cors.py``, which also answers a preflight here, before the key check);
+        5. write the audit line, record the metrics, and only then release the answer: a
+           verdict whose line the sink does not take is answered ``503 AUDIT_UNAVAILABLE``
+           with ``Retry-After``, at once (the sink refuses within a bound, ``sink.py``); other
+           answers (probes, refusals, the docs) are released even then, their lost lines
+           counted."""
         started = perf_counter()
         resolution = self.router.resolve(environ)
         environ[RESOLUTION_KEY] = resolution

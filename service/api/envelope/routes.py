@@ -1,29 +1,13 @@
 """Route resolution: the one URL match that every decision about a request is taken from.
 
-Protection (does this request need an API key?), the audit kind and label, the metrics label, the
-security headers, the road of a JSON endpoint and the view Flask runs must all describe the same
-route. Decided apart, they drift: protection decided by testing the raw path for a ``/v1/``
-prefix while Werkzeug routes a differently spelled path (``/%2Fv1/hands/score`` reaches
-``PATH_INFO`` as ``//v1/hands/score``, which Werkzeug would match to the score view) gives a
-verdict without a key, audited as ``unmatched``. Here the envelope resolves each request once,
-with the app's own URL map, and hands the result to Flask (``ResolvedFlask``), which dispatches on
-it instead of matching again: there is no second opinion to disagree with.
-
-The map is strict: no slash merging, no trailing-slash or default redirects, and a path must
-start with exactly one slash (Werkzeug itself strips leading slashes before matching: that is how
-``//v1/hands/score`` reached the view). A path that is not spelled exactly like a route is not that
-route (404), and the service never answers with a redirect, whose ``Location`` Werkzeug would
-build from the client's ``Host`` header.
-
-Fail closed: with API keys configured, every request that does not resolve to an open route needs
-a key, unknown paths included (a 404 or 405 before authentication would tell a stranger which
-routes exist). Open routes are the ones outside ``/v1``: probes, metrics, the contract and its page.
-
-Cost: a route without arguments is found with one dictionary lookup on ``(PATH_INFO, method)``;
-that table is derived from the map (a path equal to a static rule's template, with one of its
-methods, is matched to that rule by Werkzeug: static parts outrank converters) and tested against
-the full match (``tests/security/test_route_resolution.py``). Everything else takes Werkzeug's
-full match, which costs more.
+Protection, the audit kind and label, the metrics label, the security headers, a JSON endpoint's
+road and the view Flask runs must all describe the same route. Decided apart, they drift: a
+``/v1/`` prefix test on the raw path while Werkzeug routes ``/%2Fv1/hands/score`` (``PATH_INFO``
+``//v1/hands/score``) to the score endpoint gives a verdict without a key, audited as ``unmatched``.
+So the envelope resolves each request once, with the app's own strict URL map (one spelling per
+route, no redirects), and Flask dispatches on that result (``ResolvedFlask``): there is no second
+opinion to disagree with. Fail closed: with API keys configured, every request that does not
+resolve to an open route (outside ``/v1``) needs a key, unknown paths included.
 """
 
 from __future__ import annotations
@@ -140,7 +124,8 @@ class Router:
                 for method in rule.methods or ():
                     self._exact[(template, method)] = Resolution(route, rule)
         self.unmatched = Route(UNMATCHED, PLAIN, API_HEADERS, True)
-        """Any request no route takes: protected whenever keys are configured (fail closed)."""
+        """Any request no route takes: protected whenever keys are configured (fail closed: a 404
+        or 405 before authentication would tell a stranger which routes exist)."""
 
     @property
     def routes(self) -> Mapping[str, Route]:
@@ -148,6 +133,11 @@ class Router:
         return self._routes
 
     def resolve(self, environ: WSGIEnvironment) -> Resolution:
+        """A route without arguments is found with one dictionary lookup on ``(PATH_INFO,
+        method)``; that table is derived from the map (a path equal to a static rule's template,
+        with one of its methods, is matched to that rule by Werkzeug: static parts outrank
+        converters) and tested against the full match (``tests/security/test_route_resolution.py``).
+        Everything else takes Werkzeug's full match (``match``)."""
         found = self._exact.get((environ.get("PATH_INFO", ""), environ.get("REQUEST_METHOD", "")))
         if found is not None:
             return found
@@ -156,7 +146,7 @@ class Router:
     def match(self, environ: WSGIEnvironment) -> Resolution:
         """Werkzeug's full match, as Flask would do it (the authority the table is derived from),
         for a path spelled with exactly one leading slash: Werkzeug strips any number of them
-        before matching, so ``//v1/hands/score`` would otherwise reach the score view."""
+        before matching, so ``//v1/hands/score`` would otherwise reach the score endpoint."""
         path: str = environ.get("PATH_INFO", "")
         if not path.startswith("/") or path.startswith("//"):
             return Resolution(self.unmatched, error=NotFound())
@@ -180,7 +170,9 @@ def _page_of(template: str, pages: Mapping[str, str]) -> str | None:
 
 
 class StrictMap(Map):
-    """A URL map that neither merges slashes nor redirects: one spelling per route."""
+    """A URL map that neither merges slashes nor redirects: one spelling per route. A path not
+    spelled exactly like a route is not that route (404), and the service never answers with a
+    redirect, whose ``Location`` Werkzeug would build from the client's ``Host`` header."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("merge_slashes", False)

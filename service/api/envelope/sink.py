@@ -3,47 +3,11 @@ verdicts (fail closed) instead of freezing every worker thread.
 
 A blocking ``write(2)`` to stdout on the request path ties the service's liveness to whoever
 reads the container's output: once the pipe is full, every thread that finishes a request waits,
-and soon ``/healthz`` does too. ``AuditSink`` keeps the blocking write but moves it to one native
-thread per process (the *writer*), fed through a buffer bounded in bytes. A request thread only
-ever waits for room in that buffer, and for at most ``wait`` seconds: it gets True when its line
-was taken, False when not, and the envelope must then refuse to release the verdict (a verdict
-without its audit record is exactly what the record exists to prevent).
-
-Bounds (per worker process):
-
-- ``capacity`` (counted as the lines' bytes): how much may be waiting for the pipe. By default
-  what a reader at the stated minimum rate (``AUDIT_MIN_DRAIN_RATE``, bytes per second per
-  worker) takes within the stop's flush budget (``exit_budget``, half of gunicorn's graceful
-  timeout): whatever a worker holds when it stops can then always be written before it must
-  exit, so a verdict is refused rather than released with a line that might be lost (below);
-- ``wait`` (default 50 ms): how long a caller waits for room before it is refused. It never waits
-  longer, apart from getting the GIL back (the interpreter's switch interval, 5 ms by default).
-  It is ten switch intervals, not one, so that a busy machine (every thread wanting the GIL, the
-  writer among them) is not mistaken for a stalled log pipeline: a full buffer means a long
-  backlog, and one more wait changes nothing for a client;
-- the buffer's lock is held only to append or take lines; a caller waits for it up to
-  ``LOCK_SECONDS`` (1 s), which only a starved process reaches (then it is refused as well);
-- readiness (``ready``), with hysteresis so that ``/readyz`` does not flap: not ready from the
-  first refusal or once more than ``high_water`` (3/4) of the capacity is waiting, ready again
-  once the writer has brought it down to ``low_water`` (1/4).
-
-Lines stay whole and in order: the writer joins whole lines into writes of at most ``PIPE_BUF``
-(4 KiB, which the kernel keeps whole on a pipe shared by every worker), a longer line gets a
-write of its own, and a partial write is continued with the rest of the same line before anything
-else. A line that was taken lives in memory until written: it is lost if the process is killed
-first. A stopping worker therefore ``close``s its sink (``gunicorn.conf.py``, ``worker_exit``):
-it waits up to the flush budget, then counts what is left as lost, exits non-zero and tells the
-master (``StopReports``), which then exits non-zero too. ``flush`` also runs at interpreter exit.
-
-If stdout is gone (``EPIPE``, ``EBADF``) the writer counts it, drops what it held (``lost``),
-stops, and every later line is refused: the worker stays not-ready until it is replaced. Other
-write errors (``ENOSPC``, ``EIO``) are counted and retried after a pause; meanwhile the buffer
-fills and callers are refused as with a stalled reader.
-
-Forking: gunicorn builds the app (and this sink) in the master, then forks. A child starts from
-an empty buffer with fresh locks (``os.register_at_fork``; whatever the parent held is the
-parent's to write), and its writer thread is started on its first line (threads do not survive
-``fork``), as ``deadline.BodyDeadlines`` does.
+and soon ``/healthz`` does too. So the blocking write moves to one writer thread per process, fed
+through a buffer bounded in bytes; a request thread waits only for room, within a bound, and a
+verdict whose line is not taken is not released (a verdict without its audit record is exactly
+what the record exists to prevent). ``AuditSink`` states the bounds; docs/operations.md, "When
+stdout does not keep up", what an operator sees.
 """
 
 from __future__ import annotations
@@ -114,7 +78,41 @@ def default_capacity(env: Mapping[str, str] | None = None) -> int:
 
 class AuditSink:
     """``sink(line) -> bool``: True when ``line`` was taken for writing to ``fd``, False when not
-    (buffer full for ``wait`` seconds, or ``fd`` gone). Thread-safe; one writer per process."""
+    (buffer full for ``wait`` seconds, or ``fd`` gone). Thread-safe; one writer per process.
+
+    Bounds (per worker process):
+
+    - ``capacity`` (the lines' bytes): how much may be waiting for the pipe; by default
+      ``default_capacity``, so whatever a worker holds when it stops can always be written before
+      it must exit, and a verdict is refused rather than released with a line that might be lost;
+    - ``wait`` (``WAIT_SECONDS``): how long a caller waits for room before it is refused, apart
+      from getting the GIL back. It is ten of the interpreter's default switch intervals, not
+      one, so that a busy machine (every thread wanting the GIL, the writer among them) is not
+      mistaken for a stalled log pipeline: a full buffer means a long backlog, and one more wait
+      changes nothing for a client;
+    - the buffer's lock is held only to append or take lines; a caller waits for it up to
+      ``LOCK_SECONDS``, which only a starved process reaches (then it is refused as well);
+    - readiness (``ready``), with hysteresis so that ``/readyz`` does not flap: not ready from the
+      first refusal or once more than ``high_water`` of the capacity is waiting, ready again once
+      the writer has brought it down to ``low_water``.
+
+    Lines stay whole and in order: the writer joins whole lines into writes of at most ``CHUNK``
+    (``PIPE_BUF``, which the kernel keeps whole on a pipe shared by every worker), a longer line
+    gets a write of its own, and a partial write is continued with the rest of the same line
+    before anything else. A line that was taken lives in memory until written, so a stopping
+    worker ``close``s its sink (``gunicorn.conf.py``, ``worker_exit``): it waits up to the flush
+    budget, then counts what is left as lost, exits non-zero and tells the master
+    (``StopReports``), which then exits non-zero too. ``flush`` also runs at interpreter exit.
+
+    If ``fd`` is gone (``EPIPE``, ``EBADF``) the writer counts it, drops what it held (``lost``),
+    stops, and every later line is refused: the worker stays not-ready until it is replaced.
+    Other write errors (``ENOSPC``, ``EIO``) are counted and retried after ``RETRY_SECONDS``;
+    meanwhile the buffer fills and callers are refused as with a stalled reader.
+
+    Forking: gunicorn builds the app (and this sink) in the master, then forks. A child starts
+    from an empty buffer with fresh locks (``os.register_at_fork``; whatever the parent held is
+    the parent's to write), and its writer thread is started on its first line (threads do not
+    survive ``fork``), as ``deadline.BodyDeadlines`` does."""
 
     def __init__(
         self,

@@ -1,2 +1,4 @@
-"""Answering an endpoint's happy path before Flask is entered, with checks derived from the
-contract, so the cheap requests stay cheap without a second copy of the rules of the wire."""
+"""Paths derived from the contract and the core for work too large to run through them item by
+item: the batch's table loop (``batch.py``) keeps a batch of thousands of hands cheap without a
+second copy of the rules of the wire.
+"""

@@ -1,20 +1,13 @@
 """The score and odds tables as shipped data: generated from the rules' definition, loaded checked.
 
-Running the declaration search over the whole hand space (``scoring.build_tables``) and deriving
-the odds models from it (``odds.build_models``) is what a fresh process would otherwise do before
-it can answer; those results are data, so the package carries them as files in this directory
-and a process only reads them. The files never become a second source of the rules: ``make
-tables`` (``python -m service.game.tables build``) regenerates them from the definition, and
-``tests/game/test_tables_shipped.py`` rebuilds them and requires the shipped bytes to be identical.
-
-``manifest.json`` records the SHA-256 of each file. Loading is fail-closed: a file that is
-missing, unreadable, malformed or whose digest differs from the manifest raises ``TableError``
-and nothing is served from it, since a damaged table would give wrong verdicts silently where a
-refusal to start is seen at once. The fix is to reinstall the package, or to rebuild the files
-with ``make tables`` when the rules' definition was changed on purpose.
-
-Each file is a run of chunks, each a little-endian ``array`` with a header of its type code (one
-ASCII byte) and its length in items (``<I``); ``scoring`` and ``odds`` say what the chunks are.
+A fresh process would otherwise run the declaration search over the whole hand space
+(``scoring.build_tables``) and derive the odds models from it (``odds.build_models``) before it
+could answer; those results are data, so the package carries them as files here and a process
+only reads them. They never become a second source of the rules: ``make tables`` regenerates
+them, and ``tests/game/test_tables_shipped.py`` requires the shipped bytes to be identical.
+Loading is fail-closed (``TableError``): a damaged table would give wrong verdicts silently,
+where a refusal to start is seen at once; reinstall, or run ``make tables`` after a deliberate
+change to the rules' definition.
 """
 
 from __future__ import annotations
@@ -45,7 +38,10 @@ class TableError(RuntimeError):
 
 
 def pack(chunks: Iterable[array[int]]) -> bytes:
-    """Chunks to a file's bytes (see the module docstring), the same on every platform."""
+    """Chunks to a file's bytes, the same on every platform: a run of chunks, each a
+    little-endian ``array`` after a header of its type code (one ASCII byte) and its length in
+    items (``<I``). ``scoring`` and ``odds`` say what the chunks are; ``manifest.json`` records
+    the SHA-256 of each file."""
     out = bytearray()
     for chunk in chunks:
         if _ITEM_SIZES.get(chunk.typecode) != chunk.itemsize:

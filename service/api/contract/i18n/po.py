@@ -1,14 +1,12 @@
 """Reading a gettext ``.po`` catalog: the part of the format ``make catalogs`` writes.
 
-The service reads its catalogs once per process, at start-up. Babel writes them (``pybabel
-update``, a development tool); importing it to read one file would cost every start about 15 ms
-and put 36 MB in the image for no other use. This reader takes exactly what that command writes
-for this project: entries of ``msgid`` and ``msgstr``, each string possibly continued on the
-following lines, flag comments (``#, fuzzy``), other comments, and obsolete entries (``#~``,
-skipped, as Babel skips them). Anything else (plural forms, contexts, a line it does not know,
-the same msgid twice) raises ``CatalogError``: a catalog read differently from what its
-translators wrote must stop the start, not lose translations quietly. The tests hold the reader
-to Babel's own reading, of the shipped catalogs and of catalogs Babel writes.
+Babel writes the catalogs (``pybabel update``, a development tool), but importing it to read
+them once per process would lengthen every start and enlarge the image for no other use
+(docs/performance.md, "Where the time goes"). This reader takes exactly what that command
+writes for this project; anything else (plural forms, contexts, a line it does not know, the same
+msgid twice) raises ``CatalogError``: a catalog read differently from what its translators wrote
+must stop the start, not lose translations quietly. The tests hold the reader to Babel's own
+reading, of the shipped catalogs and of catalogs Babel writes.
 """
 
 from __future__ import annotations
@@ -96,7 +94,11 @@ class _Reader:
 
 
 def read(data: bytes, name: str = "catalog") -> list[Entry]:
-    """Every entry of a UTF-8 catalog in file order, the header (msgid ``""``) included."""
+    """Every entry of a UTF-8 catalog in file order, the header (msgid ``""``) included.
+
+    Read: entries of ``msgid`` and ``msgstr``, each string possibly continued on the following
+    lines, flag comments (``#, fuzzy``), other comments, and obsolete entries (``#~``, skipped,
+    as Babel skips them)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
