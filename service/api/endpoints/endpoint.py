@@ -108,7 +108,7 @@ def _no_road(path: str) -> Road:
 
 @dataclass(frozen=True)
 class Endpoint:
-    """One route: what it serves, how it is documented, audited and pre-dispatched."""
+    """One route: what it serves, by which dispatcher, and how it is documented and audited."""
 
     method: str
     path: str
