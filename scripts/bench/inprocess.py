@@ -129,7 +129,8 @@ def percentiles_ms(samples_s: Sequence[float]) -> Percentiles:
 
 def wsgi_call(app: Wsgi, path: str, body: bytes) -> Callable[[], str]:
     """A call of the WSGI app with a prebuilt environ: the app's whole cost minus HTTP and
-    gunicorn (Flask's routing, request and response objects, the view, orjson)."""
+    gunicorn (for the service, its envelope and the endpoint's road; for a baseline, its own
+    handling)."""
     from werkzeug.test import EnvironBuilder
 
     base = EnvironBuilder(
@@ -212,10 +213,10 @@ def core_loops(
         for h in parsed[0]:
             score_hand(h["cards"], h.get("trump"))
 
-    def batch_scores() -> None:
+    def loop_scores() -> None:
         judge_hands(parsed[0], breakdown=False)
 
-    def batch_breakdowns() -> None:
+    def loop_breakdowns() -> None:
         judge_hands(parsed[0], breakdown=True)
 
     results, canonical = judge_hands(parsed[0], breakdown=False)
@@ -224,8 +225,8 @@ def core_loops(
     loops: dict[str, Callable[[], object]] = {
         "loop_overhead": loop_noop,
         "score_hand": loop_hand,
-        "batch_loop_scores": batch_scores,
-        "batch_loop_breakdowns": batch_breakdowns,
+        "batch_loop_scores": loop_scores,
+        "batch_loop_breakdowns": loop_breakdowns,
     }
 
     try:

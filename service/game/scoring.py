@@ -1,24 +1,12 @@
-"""Hand scoring: docs/rules.md §3 to §6 (worked examples in §7).
+"""Hand scoring: docs/rules.md §3 to §6 (worked examples in §7, the reported declaration §5.5).
 
-Two layers, one definition:
-
-* ``search_declaration`` is the definition. It lists every combination the four cards contain,
-  every legal way to declare a set of them (rule 5.2's sharing exception included), and keeps the
-  best total, breaking ties by the documented rule below. It is slow and meant to be read.
-* ``ScoreTable`` is derived from it: the search run once over every distinct hand (17,550 multisets
-  of the 24 cards) for each trump setting, keyed by a number that is the same whatever order the
-  cards come in. Serving a hand is then one dictionary lookup. The search's results (each hand's
-  score and chosen declaration) ship with the package as data (``service.game.tables``, generated
-  by ``build_tables`` and checked byte for byte against it by the tests), so a process reads them
-  instead of searching; each breakdown object is made from its chosen declaration the first time
-  it is asked for. Tests also check the table against the search over the whole hand space, so
-  the table can never be "another implementation" of a rule.
-
-Tie-break (rule 5.5): among the declarations that reach the best score, the service reports the
-one whose combinations, each written as (its row in the section 4 table, its cards in card order)
-and listed in increasing order, form the smallest sequence. So a marriage is preferred to a bezique
-of equal value, a lower card order to a higher one, and the choice depends only on the multiset of
-cards, never on the order they were given in.
+Two layers, one definition. ``search_declaration`` is the definition: every legal declaration of
+the four cards, the best total, ties broken by rule 5.5; it is slow and meant to be read.
+``ScoreTable`` is derived from it, per trump setting, keyed by a number the cards' order does not
+change, so serving a hand is one lookup. The search's results ship as data (``service.game.tables``,
+docs/performance.md, "Shipped tables"); the tests check them byte for byte against the search and
+the table against the search over the whole hand space, so the table can never be "another
+implementation" of a rule.
 """
 
 from __future__ import annotations
