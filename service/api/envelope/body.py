@@ -46,7 +46,7 @@ def read(environ: dict[str, Any], exchange: Exchange, max_body: int) -> bytes:
             headers={"Accept-Post": JSON_MEDIA_TYPE},
         )
     try:
-        data: bytes = get_input_stream(environ, max_content_length=max_body).read()
+        data = _take(environ, max_body)
     except RequestEntityTooLarge:
         raise too_large(max_body) from None
     except ClientDisconnected as error:
@@ -71,6 +71,24 @@ def read(environ: dict[str, Any], exchange: Exchange, max_body: int) -> bytes:
         _refuse_streamed_excess(environ, max_body)
     _refuse_short_body(len(data), environ.get("CONTENT_LENGTH", ""))
     exchange.received = True
+    return data
+
+
+def _take(environ: dict[str, Any], max_body: int) -> bytes:
+    """The body's bytes as Werkzeug's reader would give them (its limits, its disconnect), read
+    with one call when the length is declared: most requests, and the cheapest way to read them."""
+    length: str = environ.get("CONTENT_LENGTH", "")
+    if not (length.isascii() and length.isdigit()) or "HTTP_TRANSFER_ENCODING" in environ:
+        data: bytes = get_input_stream(environ, max_content_length=max_body).read()
+        return data
+    size = int(length)
+    if size > max_body:
+        raise RequestEntityTooLarge()
+    data = environ["wsgi.input"].read(size) if size else b""
+    # A server that ends the stream itself (gunicorn) has given all there is: the caller refuses
+    # a short body. Otherwise the stream stopped early: the client went away.
+    if len(data) < size and "wsgi.input_terminated" not in environ:
+        raise ClientDisconnected()
     return data
 
 
