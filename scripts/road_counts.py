@@ -5,7 +5,8 @@ then be kept giving the same bytes. Counted in-process with ``sys.setprofile``, 
 refused requests of each verdict endpoint: passes over the body (stream objects read from), JSON
 parses, top-level validator loads (``marshmallow.Schema.load``) and entries into the rules core
 (its entry functions called from outside ``game/``, or the batch's table loop). ``--root DIR``
-measures another checkout; ``tests/api/test_api_one_road.py`` asserts the same counts.
+measures another checkout; ``tests/api/test_api_one_road.py`` asserts the same counts. A batch
+its typed decoder refuses is parsed again for the schema's explanation: counted, not hidden.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ app = create_app(Config(build_tables=True))
 client = app.test_client()
 GAME = "/service/game/"
 ENTRIES = {"score_hand", "compare_hands", "validate_betting", "settle_round", "hand_odds"}
-LOOPS = {"_lookup", "_breakdowns", "_score_results", "_scores"}
+LOOPS = {"_lookup", "_breakdowns", "_score_results", "_scores", "_judge_records"}
 PARSERS = {"loads", "decode"}
 LOAD = marshmallow.Schema.load.__code__
 

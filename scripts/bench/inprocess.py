@@ -1,5 +1,5 @@
 """In-process figures, in a fresh interpreter pinned to the server CPU: what the service runs per
-hand (``score_hand`` as the score endpoint calls it, the batch's table loop ``judge_hands``), side
+hand (``score_hand`` as the score endpoint calls it, the batch's typed road ``typed_decoder``), side
 by side with treys on poker hands, taking turns; the betting replay, cold odds queries, and every
 endpoint called through WSGI with a prebuilt environ, which splits the app's own cost from
 gunicorn's and HTTP's. Only public names of the service are used.
@@ -187,13 +187,16 @@ class GcClock:
 def core_loops(
     hands: list[dict[str, Any]], seed: int, notes: list[str]
 ) -> tuple[dict[str, Callable[[], object]], Callable[[], None]]:
-    """The per-hand loops timed side by side: the score endpoint's core call, the batch's table
-    loop on the whole batch (scores, breakdowns), treys, and an empty loop; and what to run
-    before each timed loop: the hands parsed again from their text by orjson, as every request
-    parses its own body, so that no loop meets strings whose hashes a previous loop computed."""
+    """The per-hand loops timed side by side: the score endpoint's core call, the batch's typed
+    road on the whole batch's bytes (decoded, checked, scored: scores, breakdowns), treys, and an
+    empty loop; and what to run before each timed loop: the hands parsed again from their text by
+    orjson, as every request parses its own body, so that no loop meets strings whose hashes a
+    previous loop computed."""
     import orjson
 
-    from service.api.fastpath.batch import judge_hands
+    from service.api.config import Config
+    from service.api.contract.schemas import request_schemas
+    from service.api.fastpath.batch import typed_decoder
     from service.game.scoring import score_hand
 
     text = orjson.dumps(hands)
@@ -213,15 +216,22 @@ def core_loops(
         for h in parsed[0]:
             score_hand(h["cards"], h.get("trump"))
 
+    config = Config(max_batch_hands=max(len(hands), 1), build_tables=False)
+    decode = typed_decoder(request_schemas(config).batch())
+    scores_body = orjson.dumps({"hands": hands, "breakdown": False})
+    breakdowns_body = orjson.dumps({"hands": hands, "breakdown": True})
+
     def loop_scores() -> None:
-        judge_hands(parsed[0], breakdown=False)
+        decode(scores_body)
 
     def loop_breakdowns() -> None:
-        judge_hands(parsed[0], breakdown=True)
+        decode(breakdowns_body)
 
-    results, canonical = judge_hands(parsed[0], breakdown=False)
-    if len(results) != len(hands) or not canonical:
-        raise RuntimeError("the batch loop did not judge the bench's hands as canonical")
+    found = decode(scores_body)
+    if found is None or len(found.judged.payload["results"]) != len(hands):
+        raise RuntimeError("the batch's typed road refused the bench's hands")
+    if not found.judged.canonical:
+        raise RuntimeError("the batch's typed road did not judge the bench's hands as canonical")
     loops: dict[str, Callable[[], object]] = {
         "loop_overhead": loop_noop,
         "score_hand": loop_hand,

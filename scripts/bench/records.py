@@ -229,8 +229,8 @@ class WsgiTiming:
 class Inprocess:
     tables_build_s: float
     core: dict[str, PerItem]
-    """Per hand: ``score_hand``, the batch's table loop (``judge_hands``, scores and breakdowns),
-    treys, the empty loop."""
+    """Per hand: ``score_hand``, the batch's typed road (``typed_decoder``: decode, check, score;
+    scores and breakdowns), treys, the empty loop."""
     validate_betting_core: PerItem
     odds_tables_build_s: float | None
     odds_core_cold_ms: Percentiles | None

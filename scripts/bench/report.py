@@ -10,8 +10,8 @@ from scripts.bench.targets import ratio
 
 INPROCESS_LABELS = {
     "score_hand": "core score_hand (breakdown), as the score endpoint",
-    "batch_loop_scores": "batch table loop judge_hands, scores",
-    "batch_loop_breakdowns": "batch table loop judge_hands, breakdowns",
+    "batch_loop_scores": "batch typed road (decode, check, score), scores",
+    "batch_loop_breakdowns": "batch typed road (decode, check, score), breakdowns",
     "treys_evaluate": "treys Evaluator.evaluate (5 cards)",
     "treys_five_internal": "treys Evaluator._five (internal)",
     "loop_overhead": "empty loop + call (overhead)",

@@ -78,18 +78,18 @@ def evaluate(results: Results) -> list[Target]:
               batch_dumps.hands_per_s if batch_dumps else None, ">=", c.LIMIT_BATCH_HANDS_S,
               "hands/s", "wrk req/s x 10,000, one worker, the same batch as json.dumps writes it "
               "(', ' and ': ')"),
-        judge("2b", "batch, no breakdown, compact: vs its table loop in-process",
+        judge("2b", "batch, no breakdown, compact: vs its typed road in-process",
               ratio(batch.hands_per_s if batch else None, loop_hands_s),
               ">=", c.LIMIT_BATCH_VS_CORE, "x",
-              "end-to-end hands/s / in-process hands/s of judge_hands(hands, breakdown=False) on "
+              "end-to-end hands/s / in-process hands/s of the typed road (decode, check, score) on "
               "the same hands"),
         judge("2c", "batch 10k hands with breakdowns: hands/s per worker",
               breakdown.hands_per_s if breakdown else None, ">=", c.LIMIT_BREAKDOWN_HANDS_S,
               "hands/s", "wrk req/s x 10,000, one worker"),
-        judge("3a", "batch table loop: one hand, no breakdown", loop_us, "<=",
-              c.LIMIT_BATCH_LOOP_US, "µs", "judge_hands(hands, breakdown=False) on 10,000 parsed "
-              "hands / 10,000, best of repeats: each hand checked and its result encoded"),
-        judge("3b", "batch table loop vs treys (5-card poker hand)",
+        judge("3a", "batch typed road: one hand, no breakdown", loop_us, "<=",
+              c.LIMIT_BATCH_LOOP_US, "µs", "the typed road (decode, check, score) on a 10,000-hand "
+              "body / 10,000, best of repeats: each hand decoded, checked, its result encoded"),
+        judge("3b", "batch typed road vs treys (5-card poker hand)",
               ratio(loop_us, best("treys_evaluate")), "<=", c.LIMIT_BATCH_LOOP_VS_TREYS, "x",
               "µs/hand ratio, same process, taking turns; treys' evaluate called per hand"),
         judge("4", "validate (100 actions): server CPU vs score endpoint",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import itertools
+import json
 import random
 import subprocess
 import sys
@@ -23,14 +24,21 @@ from hypothesis import strategies as st
 
 from service.api.app import create_app
 from service.api.config import Config
+from service.api.contract.schemas import request_schemas
 from service.api.envelope.collector import CollectorPause
-from service.api.envelope.road import Unexplained
+from service.api.envelope.road import Typed
 from service.api.fastpath import batch
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 from service.game.ruleset import RULESET
 from service.game.scoring import score_hand
 from service.wire import render
-from service.wire.canonical import form_of, request_digest, sha256, spelled_canonically
+from service.wire.canonical import (
+    canonical_text,
+    form_of,
+    request_digest,
+    sha256,
+    spelled_canonically,
+)
 from tests.api.api_support import ok, pointers, problem
 from tests.api.test_api_fastcheck import LIMIT, SCHEMAS, batch_bodies, mutated, schema_accepts
 
@@ -90,7 +98,7 @@ _CLIENTS: list[FlaskClient] = []
 def _client() -> FlaskClient:
     """One app for every example (hypothesis tests take no function-scoped fixtures)."""
     if not _CLIENTS:
-        _CLIENTS.append(create_app(Config()).test_client())
+        _CLIENTS.append(create_app(Config(max_batch_hands=LIMIT)).test_client())
     return _CLIENTS[0]
 
 
@@ -112,11 +120,41 @@ def _client() -> FlaskClient:
         {"hands": [None]},
     ],
 )
-def test_the_table_loop_refuses_every_hand_the_schema_refuses(body: Any) -> None:
+def test_the_typed_decoder_refuses_every_hand_the_schema_refuses(body: Any) -> None:
     assert not batch_ok(body, LIMIT)
     for breakdown in (False, True):
-        with pytest.raises(Unexplained):
-            batch.judge_hands(body["hands"], breakdown)
+        assert _decode({**body, "breakdown": breakdown}) is None
+
+
+_DECODERS: dict[int, Any] = {}
+
+
+def _decode(body: Any, layout: Any = orjson.dumps, limit: int = LIMIT) -> Typed | None:
+    """The typed decoder of the batch schema for ``limit`` hands, on ``body`` as ``layout``
+    writes it."""
+    if limit not in _DECODERS:
+        schemas = request_schemas(Config(max_batch_hands=limit, build_tables=False))
+        _DECODERS[limit] = batch.typed_decoder(schemas.batch())
+    found: Typed | None = _DECODERS[limit](layout(body))
+    return found
+
+
+def _spaced(body: Any) -> bytes:
+    return json.dumps(body, ensure_ascii=False).encode()
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batch_bodies.flatmap(mutated), st.sampled_from([orjson.dumps, _spaced]))
+def test_the_typed_decoder_accepts_exactly_what_the_schema_accepts(body: Any, layout: Any) -> None:
+    """Equivalence on generated bodies, in either layout: the typed decoder accepts a body exactly
+    when the schema does, answers it as the core does, and writes its canonical text."""
+    found = _decode(body, layout)
+    assert (found is not None) == batch_ok(body, LIMIT), body
+    if found is not None:
+        breakdown = body.get("breakdown", True)
+        assert orjson.dumps(found.judged.payload) == reference_body(body["hands"], breakdown)
+        assert found.text == canonical_text(form_of(BATCH), body)
+        assert found.judged.canonical == spelled_canonically(form_of(BATCH), body)
 
 
 # --- answers: byte for byte the core's, rendered ----------------------------------------------
@@ -162,15 +200,19 @@ def test_breakdowns_past_the_kept_limit(
 @settings(max_examples=200, deadline=None)
 @given(st.integers(min_value=1, max_value=40), st.integers(min_value=0))
 def test_the_loops_canonical_flag_is_the_forms_own_test(size: int, seed: int) -> None:
-    """The batch's digest hashes its sorted text as is exactly when the loop met no alias: the
-    loop's flag must be the canonical form's own test, on any mix of spellings."""
+    """The batch's canonical text is the decoded record itself exactly when the loop met no alias:
+    the loop's flag must be the canonical form's own test, on any mix of spellings."""
     rng = random.Random(seed)
     hands_ = random_hands(size, seed) if rng.random() < 0.5 else _canonical_hands(size, seed)
-    body = {"hands": hands_}
     for breakdown in (False, True):
-        results, canonical = batch.judge_hands(hands_, breakdown)
-        assert canonical == spelled_canonically(form_of(BATCH), body)
-        assert orjson.dumps(results) == orjson.dumps(reference(hands_, breakdown))
+        body = {"hands": hands_, "breakdown": breakdown}
+        found = _decode(body, limit=100)
+        assert found is not None
+        assert found.judged.canonical == spelled_canonically(form_of(BATCH), body)
+        assert found.text == canonical_text(form_of(BATCH), body)
+        assert orjson.dumps(found.judged.payload["results"]) == orjson.dumps(
+            reference(hands_, breakdown)
+        )
 
 
 # --- refusals: the schema's problem, pointing into the last hand ------------------------------
@@ -248,13 +290,13 @@ def test_the_collector_is_paused_while_a_batch_is_judged(
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[bool] = []
-    real = batch.judge_hands
+    real = batch._judge_records
 
-    def watched(hands_: Any, breakdown: bool) -> Any:
+    def watched(records: Any, breakdown: bool) -> Any:
         seen.append(gc.isenabled())
-        return real(hands_, breakdown)
+        return real(records, breakdown)
 
-    monkeypatch.setattr(batch, "judge_hands", watched)
+    monkeypatch.setattr(batch, "_judge_records", watched)
     assert client.post(BATCH, json={"hands": [GOOD]}).status_code == 200
     assert seen == [False]
     assert gc.isenabled()

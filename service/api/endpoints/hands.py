@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.api.contract.checks import check_for, derive
+from service.api.contract.checks import check_for
 from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import rules_problem
 from service.api.contract.schemas import BatchScoreResponseSchema, ScoreResponseSchema
@@ -71,17 +71,12 @@ def _score_handler(resources: Resources) -> Handler:
 
 
 def _batch_handler(resources: Resources) -> Handler:
-    """The batch's derived check covers its own members; its hands are checked by the table loop
-    (``fastpath.batch``) as it scores them, and a refused hand is explained by the schema."""
+    """Every batch goes through its typed decoder (``fastpath.batch``), which judges the ones the
+    schema accepts; the schema explains the others."""
     schema = resources.schemas.batch()
     if resources.config.build_tables:
         batch.tables()  # now, so that gunicorn's workers share them (preload), like the tables
-
-    def judge(body: Any) -> Judged:
-        results, canonical = batch.judge_hands(body["hands"], body.get("breakdown", True))
-        return Judged({"results": results, "ruleset": RULESET}, canonical)
-
-    return Handler(schema, derive(schema, items_elsewhere=("hands",)), judge, pause_collector=True)
+    return Handler(schema, None, None, pause_collector=True, typed=batch.typed_decoder(schema))
 
 
 ENDPOINTS = (

@@ -22,9 +22,7 @@ from service.api.contract.operation import BODY_ERRORS, Operation
 from service.api.contract.problems import NOT_READY, Problem
 from service.api.contract.schemas import BaseSchema
 from service.api.endpoints.endpoint import Endpoint, Resources, View, static_json
-from service.api.envelope.audit import PLAIN
-from service.api.envelope.exchange import Exchange
-from service.api.envelope.road import Handler, Judged, Road
+from service.api.envelope.road import Handler, Judged
 from service.game.ruleset import RULESET
 from service.receipts.header import Reason
 from service.wire.canonical import SIGNED_ROUTES, request_digest
@@ -215,7 +213,7 @@ def _verify_handler(resources: Resources) -> Handler:
 
     def verify(body: Any) -> Judged:
         endpoint: str = body["endpoint"]
-        status, answer = _replay(roads(endpoint), body["request"])
+        status, answer = roads(endpoint).replay(body["request"])
         recomputed = hashlib.sha256(answer).hexdigest()
         receipt_check: dict[str, Any] | None = None
         recorded_request: str | None = None
@@ -258,15 +256,6 @@ def _verify_handler(resources: Resources) -> Handler:
         )
 
     return Handler(VerifyRequestSchema(), None, verify)
-
-
-def _replay(road: Road, request: Any) -> tuple[int, bytes]:
-    """The status and exact body a direct ``POST`` of ``request`` gets, as a client would get
-    them: the request was parsed with this one (no key repeated, within every limit), so its
-    endpoint's road takes it from its check on, under an exchange of its own that leaves no mark
-    on this request's audit record."""
-    status, _, answer = road.respond(request, None, Exchange("replay", PLAIN, audit_log=False))
-    return int(status[:3]), answer
 
 
 ENDPOINTS = (

@@ -22,6 +22,8 @@ from service.api.contract.i18n import ENGLISH, N_, negotiate
 from service.api.contract.problems import INTERNAL_ERROR, Problem
 from service.api.contract.reading import load
 from service.api.envelope import body
+from service.api.envelope.audit import PLAIN
+from service.api.envelope.budget import refuse_excess
 from service.api.envelope.collector import CollectorPause
 from service.api.envelope.exchange import Exchange
 from service.wire.canonical import Form, digest, sha256, spelled_canonically
@@ -43,8 +45,13 @@ class Judged:
     canonical: bool | None = None
 
 
-class Unexplained(Exception):
-    """The judge's own check refused a body the derived check passed: the schema explains."""
+@dataclass(frozen=True, slots=True)
+class Typed:
+    """A body a typed decoder accepted: its verdict and its canonical text."""
+
+    judged: Judged
+    text: bytes
+    """The body's canonical form, serialised (its digest is the request digest)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +63,15 @@ class Handler:
     None)."""
     check: Check | None
     """The schema's derived check, or None when every body goes through the schema."""
-    judge: Callable[[Any], Judged]
+    judge: Callable[[Any], Judged] | None
     """The verdict on an accepted body; raises a ``Problem`` (the core's refusal, anchored in the
-    body) or ``Unexplained``."""
+    body). None when ``typed`` judges every body the schema accepts."""
     pause_collector: bool = False
     """Hold the garbage collector off while the body is parsed and judged (large bodies)."""
+    typed: Callable[[bytes], Typed | None] | None = None
+    """A typed decoder derived from the contract: decodes, checks and judges an accepted body in
+    one pass over its bytes; None for any other body, which is then parsed for the schema to
+    explain (a typed decoder keeps nothing of a body it refuses)."""
 
 
 class Road:
@@ -86,24 +97,25 @@ class Road:
             if pause is not None:
                 pause.end()
 
-    def _answer(self, data: bytes, exchange: Exchange, environ: dict[str, Any]) -> Answer:
+    def _answer(self, data: bytes, exchange: Exchange, environ: dict[str, Any] | None) -> Answer:
+        typed = self._handler.typed
         try:
+            if typed is not None:
+                refuse_excess(data, self._budget)
+                found = typed(data)
+                if found is not None:
+                    return self._typed(found, exchange)
             parsed, sorted_text = body.parse(data, self._budget)
         except Problem as problem:
             if exchange.audit:  # not JSON: named by its bytes
                 exchange.body_digest = sha256(data)
             return _refused(problem, exchange, environ)
         del data
-        return self.respond(parsed, sorted_text, exchange, environ)
+        return self._respond(parsed, sorted_text, exchange, environ)
 
-    def respond(
-        self,
-        parsed: Any,
-        sorted_text: bytes | None,
-        exchange: Exchange,
-        environ: dict[str, Any] | None = None,
+    def _respond(
+        self, parsed: Any, sorted_text: bytes, exchange: Exchange, environ: dict[str, Any] | None
     ) -> Answer:
-        """The answer to a parsed body (a re-adjudication starts here, with no ``environ``)."""
         try:
             judged = self.judge(parsed)
         except Problem as problem:
@@ -124,17 +136,33 @@ class Road:
             )
         return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
 
+    def _typed(self, found: Typed, exchange: Exchange) -> Answer:
+        payload = found.judged.payload
+        answer = orjson.dumps(payload)
+        exchange.answered(None, payload, answer)
+        if exchange.audit:
+            exchange.body_digest = sha256(found.text)
+        return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
+
     def judge(self, parsed: Any) -> Judged:
         """Check once; explain only a refusal, on the same object; judge once."""
         handler = self._handler
+        judge = handler.judge
+        if judge is None:  # the typed decoder refused the body: the schema says why
+            load(handler.schema, parsed)
+            raise RuntimeError("the schema accepts a body its typed decoder refuses")
         check = handler.check
         if check is not None and check(parsed):
-            try:
-                return handler.judge(parsed)
-            except Unexplained:
-                load(handler.schema, parsed)  # raises the 422 that names the refused field
-                raise RuntimeError("the schema accepts a body its derived check refused") from None
-        return handler.judge(load(handler.schema, parsed))
+            return judge(parsed)
+        return judge(load(handler.schema, parsed))
+
+    def replay(self, request: Any) -> tuple[int, bytes]:
+        """The status and exact body a direct ``POST`` of the parsed ``request`` gets (it was
+        parsed with an enclosing body: no key repeated, within every limit), under an exchange
+        of its own that leaves no mark on the current request's audit record."""
+        exchange = Exchange("replay", PLAIN, audit_log=False)
+        status, _, answer = self._answer(orjson.dumps(request), exchange, None)
+        return int(status[:3]), answer
 
 
 def _refused(problem: Problem, exchange: Exchange, environ: dict[str, Any] | None) -> Answer:

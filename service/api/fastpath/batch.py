@@ -1,26 +1,29 @@
-"""The batch's table loop: each hand checked and scored by the same lookups, in one pass.
+"""The batch's road: a typed decoder and a table loop derived from the contract and the core.
 
-A batch of thousands of hands cannot afford the schema or the core per hand, so the loop is
-derived from both instead: ``HandSchema``'s accepted spellings (read from its fields' fast checks,
-refusing to start if the schema changes shape) and the core's compact score table. A lookup that
-fails is a hand the schema refuses: ``Unexplained`` hands the body to the schema, which names it.
-Every result is a pre-encoded fragment, the bytes orjson writes for the core's rendered answer.
+A batch of thousands of hands cannot afford the schema or the core per hand. Its decoder is
+derived from the batch schema (refusing to start if the schema changes shape) and checks a body as
+it decodes it, whatever its layout; the loop scores the decoded hands from the core's compact
+table, each result the bytes orjson writes for the core's rendered answer. A body the decoder
+refuses goes to the schema, which explains it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Annotated, Any, Final, Literal, TypeVar
 
+import msgspec
 import orjson
-from marshmallow import fields
+from marshmallow import Schema, fields, validate
 
 from service.api.contract.checks import Member, fast_check_of
 from service.api.contract.error_codes import CountOf
+from service.api.contract.fields import StrictBoolean
 from service.api.contract.schemas import HandSchema
-from service.api.envelope.road import Unexplained
+from service.api.envelope.road import Judged, Typed
 from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING, Suit
+from service.game.ruleset import RULESET
 from service.game.scoring import (
     TRUMP_SETTINGS,
     WEIGHT_BY_SPELLING,
@@ -31,6 +34,7 @@ from service.game.scoring import (
     table,
 )
 from service.wire import render
+from service.wire.canonical import BATCH_PATH, canonical_text, form_of
 
 ALIAS: Final = 1 << 24
 """Added to the weight of every card alias and to the setting of every trump alias: a compact key
@@ -38,7 +42,6 @@ is below 2**22, so the bits from here up say whether any alias was met, and mask
 gives the key. The canonical form's digest hashes the sorted text as is when none was."""
 _MASK: Final = ALIAS - 1
 _SETTING: Final = 7
-_REFUSED: Final = (KeyError, TypeError, ValueError)
 _CARDS_HEAD: Final = b'{"cards":['
 _LOOSE_HEAD: Final = b'],"loose":['
 _EMPTY_END: Final = b'"combinations":[' + _LOOSE_HEAD + b"]}"
@@ -145,69 +148,6 @@ def tables() -> BatchTables:
     return _TABLES[0]
 
 
-def judge_hands(hands: Sequence[Any], breakdown: bool) -> tuple[list[orjson.Fragment], bool]:
-    """Each hand's result, pre-encoded, in order, and whether every card and trump is spelled
-    canonically; raises ``Unexplained`` on any hand ``HandSchema`` refuses."""
-    try:
-        if breakdown:
-            return _breakdowns(hands, tables())
-        return _scores(hands, tables())
-    except _REFUSED:
-        raise Unexplained from None
-
-
-def _scores(hands: Sequence[Any], t: BatchTables) -> tuple[list[orjson.Fragment], bool]:
-    w, settings, row, rows = t.weights, t.settings, t.row_by_key, t.score_json
-    out: list[orjson.Fragment] = []
-    append = out.append
-    met = 0
-    for hand in hands:
-        cards = hand["cards"]  # a TypeError unless a dict, a KeyError without "cards"
-        if type(cards) is not list:
-            raise TypeError("cards")
-        a, b, c, d = cards  # a ValueError unless four
-        key = w[a] + w[b] + w[c] + w[d]
-        size = len(hand)
-        if size == 1:
-            setting = 0
-        elif size == 2:  # so "cards" and one more, which must be a valid "trump"
-            setting = settings[hand["trump"]]
-        else:
-            raise KeyError("hand")
-        met |= key | setting
-        append(rows[row[key & _MASK]][setting & _SETTING])
-    return out, met < ALIAS
-
-
-def _breakdowns(hands: Sequence[Any], t: BatchTables) -> tuple[list[orjson.Fragment], bool]:
-    w, settings, first, rest, tails = t.weights, t.settings, t.first, t.rest, t.tails
-    fragment, join = orjson.Fragment, b"".join
-    out: list[orjson.Fragment] = []
-    append = out.append
-    met = 0
-    for hand in hands:
-        cards = hand["cards"]
-        if type(cards) is not list:
-            raise TypeError("cards")
-        a, b, c, d = cards
-        key = w[a] + w[b] + w[c] + w[d]
-        size = len(hand)
-        if size == 1:
-            setting = 0
-        elif size == 2:
-            setting = settings[hand["trump"]]
-        else:
-            raise KeyError("hand")
-        met |= key | setting
-        key &= _MASK
-        setting &= _SETTING
-        tail = tails[setting].get(key)
-        if tail is None:
-            tail = _tail(t, setting, key, (a, b, c, d))
-        append(fragment(join((first[a], rest[b], rest[c], rest[d], tail))))
-    return out, met < ALIAS
-
-
 def _tail(t: BatchTables, setting: int, key: int, cards: tuple[str, ...]) -> bytes:
     """Splice (and keep, within the limit) what the cards' order does not change: everything
     after the cards, as ``render.scored_hand`` writes it."""
@@ -241,3 +181,135 @@ def _part(part: _Part, rendering: Callable[[Sequence[_Part]], list[dict[str, Any
     encoded = _exact(orjson.dumps(rendering((part,))[0]))
     _PARTS[id(part)] = (part, encoded)
     return encoded
+
+
+# --- the typed decoder ---------------------------------------------------------------------------
+# msgspec decodes a batch into typed records and checks it in the same C pass, whatever its
+# layout; its card and trump fields are literals of exactly the spellings the loop knows (so each
+# decoded card is the literal's own string, whose hash is cached), its limits the schema's.
+
+
+def _batch_limits(schema: Schema) -> tuple[int, int]:
+    """The batch schema's hand-count bounds; raises unless the schema is ``{"hands": [1..n hands],
+    "breakdown"?: true|false}``, the one shape the typed decoder is derived for."""
+    loaded = schema.load_fields
+    hands, flag = loaded.get("hands"), loaded.get("breakdown")
+    lengths = [v for v in getattr(hands, "validators", ()) if isinstance(v, validate.Length)]
+    if not (
+        set(loaded) == {"hands", "breakdown"}
+        and type(hands) is fields.List
+        and isinstance(hands.inner, fields.Nested)
+        and hands.inner.nested is HandSchema
+        and hands.required
+        and not hands.allow_none
+        and hands.data_key is None
+        and len(hands.validators) == 1
+        and len(lengths) == 1
+        and lengths[0].min is not None
+        and lengths[0].max is not None
+        and type(flag) is StrictBoolean
+        and not flag.required
+        and not flag.allow_none
+        and flag.data_key is None
+        and not flag.validators
+    ):
+        raise RuntimeError("the batch schema changed shape: its typed decoder must follow it")
+    return lengths[0].min, lengths[0].max
+
+
+def record_type(schema: Schema) -> type[msgspec.Struct]:
+    """The typed record of a batch ``schema`` accepts (fields in key order: encoded, a record is
+    its canonical text when it holds no alias)."""
+    low, high = _batch_limits(schema)
+    cards, suits = _hand_spellings()
+    if any(":" in s or "\\" in s for s in (*cards, *suits)):
+        raise RuntimeError("a spelling holds a colon or a backslash: the key count would not hold")
+    card: Any = Literal[tuple(sorted(cards))]
+    suit: Any = Literal[tuple(sorted(suits))]
+    options: dict[str, Any] = {"forbid_unknown_fields": True, "omit_defaults": True}
+    hand = msgspec.defstruct(
+        "Hand",
+        [
+            ("cards", Annotated[list[card], msgspec.Meta(min_length=4, max_length=4)]),
+            ("trump", suit | msgspec.UnsetType | None, msgspec.UNSET),
+        ],
+        **options,
+    )
+    hands: Any = Annotated[list[hand], msgspec.Meta(min_length=low, max_length=high)]  # type: ignore[valid-type]
+    return msgspec.defstruct(
+        "Batch",
+        [("breakdown", bool | msgspec.UnsetType, msgspec.UNSET), ("hands", hands)],
+        kw_only=True,
+        **options,
+    )
+
+
+def typed_decoder(schema: Schema) -> Callable[[bytes], Typed | None]:
+    """The batch's typed road for ``schema``: the verdict and canonical text of a body the schema
+    accepts, or None for any other body (the schema then explains it)."""
+    body = record_type(schema)
+    decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(body)
+    encode = msgspec.json.Encoder().encode
+    form = form_of(BATCH_PATH)
+    unset = msgspec.UNSET
+
+    def decode(data: bytes) -> Typed | None:
+        try:
+            found = decoder.decode(data)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return None
+        records = found.hands
+        breakdown = found.breakdown is unset or found.breakdown
+        results, canonical, trumps = _judge_records(records, breakdown)
+        # A repeated key is dropped silently: then the text has more colons than pairs kept.
+        if data.count(b":") != 1 + (found.breakdown is not unset) + len(records) + trumps:
+            return None
+        text = encode(found) if canonical else canonical_text(form, msgspec.to_builtins(found))
+        return Typed(Judged({"results": results, "ruleset": RULESET}, canonical), text)
+
+    return decode
+
+
+def _judge_records(
+    records: Sequence[Any], breakdown: bool
+) -> tuple[list[orjson.Fragment], bool, int]:
+    """Each decoded record's result (the decoder checked them: nothing can fail), whether every
+    card and trump is spelled canonically, and how many records name a trump."""
+    t = tables()
+    w, settings, unset = t.weights, t.settings, msgspec.UNSET
+    out: list[orjson.Fragment] = []
+    append = out.append
+    met = trumps = 0
+    if not breakdown:
+        row, rows = t.row_by_key, t.score_json
+        for hand in records:
+            a, b, c, d = hand.cards
+            key = w[a] + w[b] + w[c] + w[d]
+            trump = hand.trump
+            if trump is unset:
+                setting = 0
+            else:
+                setting = settings[trump]
+                trumps += 1
+            met |= key | setting
+            append(rows[row[key & _MASK]][setting & _SETTING])
+        return out, met < ALIAS, trumps
+    first, rest, tails = t.first, t.rest, t.tails
+    fragment, join = orjson.Fragment, b"".join
+    for hand in records:
+        a, b, c, d = hand.cards
+        key = w[a] + w[b] + w[c] + w[d]
+        trump = hand.trump
+        if trump is unset:
+            setting = 0
+        else:
+            setting = settings[trump]
+            trumps += 1
+        met |= key | setting
+        key &= _MASK
+        setting &= _SETTING
+        tail = tails[setting].get(key)
+        if tail is None:
+            tail = _tail(t, setting, key, (a, b, c, d))
+        append(fragment(join((first[a], rest[b], rest[c], rest[d], tail))))
+    return out, met < ALIAS, trumps
