@@ -10,6 +10,7 @@ _COLLECTING = gc.isenabled()
 gc.disable()
 
 from service.api.app import create_app  # noqa: E402
+from service.server.heap import give_back_free_heap  # noqa: E402
 
 app = create_app()
 
@@ -20,3 +21,4 @@ app = create_app()
 gc.freeze()
 if _COLLECTING:
     gc.enable()
+give_back_free_heap()  # what the build freed, returned to the system (service/server/heap.py)
