@@ -34,7 +34,7 @@ RUN /opt/venv/bin/python -m pip install --no-cache-dir --no-compile -c constrain
     && SITE="$(/opt/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')" \
     && /opt/venv/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash "$SITE" \
     && cp gunicorn.conf.py "$SITE/gunicorn.conf.py" \
-    && PYTHONDONTWRITEBYTECODE=1 /opt/venv/bin/python -c "import gunicorn, service"
+    && PYTHONDONTWRITEBYTECODE=1 /opt/venv/bin/python -c "import gunicorn, quart_bezique"
 
 # -------------------------------------------------------------- runtime stage
 # The base image plus the virtual environment and the gunicorn configuration, nothing else:
@@ -78,4 +78,4 @@ STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
     CMD ["python3", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '8000'), timeout=2)"]
 
-CMD ["gunicorn", "--config", "/app/gunicorn.conf.py", "service.wsgi:app"]
+CMD ["gunicorn", "--config", "/app/gunicorn.conf.py", "quart_bezique.wsgi:app"]

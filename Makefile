@@ -22,7 +22,7 @@ $(VENV)/.test-installed: pyproject.toml constraints.txt | $(VENV)/bin/python
 	touch $@ $(VENV)/.run-installed
 
 run: $(VENV)/.run-installed
-	HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py service.wsgi:app
+	HOST=$(HOST) PORT=$(PORT) $(VENV)/bin/gunicorn -c gunicorn.conf.py quart_bezique.wsgi:app
 
 test: lint typecheck unit contract-check container-test loadtest
 
@@ -77,26 +77,26 @@ bench: $(VENV)/.test-installed
 	$(PY) -m scripts.signing_cost
 
 # The committed contract. Its answer examples are the service's own answers to its request examples
-# (service/api/openapi.py: answers), so a refused example or a changed answer shows up here; the
+# (service/quart_bezique/api/openapi.py: answers), so a refused example or a changed answer shows up here; the
 # file is replaced only when the whole document was generated. tests/api/test_api_openapi.py fails
 # while the committed file differs from this output.
 openapi: $(VENV)/.test-installed
-	$(PY) -m service.api > openapi.yaml.tmp || { rm -f openapi.yaml.tmp; exit 1; }
+	$(PY) -m quart_bezique.api > openapi.yaml.tmp || { rm -f openapi.yaml.tmp; exit 1; }
 	mv openapi.yaml.tmp openapi.yaml
 
-# The score and odds tables shipped in service/game/tables/, regenerated from the rules' definition
+# The score and odds tables shipped in service/quart_bezique/game/tables/, regenerated from the rules' definition
 # (the declaration search) with their SHA-256 manifest. Run after changing a rule, then commit them;
 # tests/game/test_tables_shipped.py fails while the shipped files differ from what this builds.
 tables: $(VENV)/.run-installed
-	$(PY) -m service.game.tables build
+	$(PY) -m quart_bezique.game.tables build
 
 # Message catalogs (docs/api.md, "Languages"): extract the N_() templates into the .pot, merge them
 # into each language's .po (a new message arrives untranslated and tests/api/test_api_i18n.py fails
 # until it is translated), then check each .po compiles. The service reads the .po itself.
-LOCALES := service/api/contract/locale
+LOCALES := service/quart_bezique/api/contract/locale
 catalogs: $(VENV)/.test-installed
 	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ --sort-by-file --add-location=file --project=quart-bezique \
-		--no-wrap -o $(LOCALES)/messages.pot service/api
+		--no-wrap -o $(LOCALES)/messages.pot service/quart_bezique/api
 	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching \
 		-i $(LOCALES)/messages.pot -d $(LOCALES)
 	for po in $(LOCALES)/*/LC_MESSAGES/messages.po; do \

@@ -25,22 +25,22 @@
 | LIMIT_REQUEST_FIELD_SIZE  | 8190           | longest header field (bigger: 431)            |
 | PROMETHEUS_MULTIPROC_DIR  | (fresh, /tmp)  | where workers keep their metrics (see below)  |
 | HEAD_READ_TIMEOUT, HEAD_MAX_BYTES, SEND_TIMEOUT, CLOSE_DRAIN_BYTES, CLOSE_DRAIN_TIMEOUT: the   |
-| connection limits of the head-first worker (``service/server/limits.py``)                      |
+| connection limits of the head-first worker (``service/quart_bezique/server/limits.py``)                      |
 
-The worker class is ``service.server.worker.HeadFirstWorker``: gunicorn's gthread, except that a
+The worker class is ``quart_bezique.server.worker.HeadFirstWorker``: gunicorn's gthread, except that a
 connection only gets a thread once its request head is complete, answers are sent with a time
 limit and an answer that leaves request bytes unread closes the connection honestly (see its
 docstring). ``GUNICORN_WORKER_CLASS=gthread`` restores the stock worker, which a few idle or slow
 connections can stall (``docs/operations.md``, "Slow clients").
 
 The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS, API_KEYS, ...) are
-read by ``service/api/config.py``. SIGTERM stops in two steps (``service/server/drain.py``): for
+read by ``service/quart_bezique/api/config.py``. SIGTERM stops in two steps (``service/quart_bezique/server/drain.py``): for
 GUNICORN_DRAIN_SECONDS the server keeps accepting and serving while ``/readyz`` answers 503 and
 every answer says ``Connection: close``, so that load balancers take it out of rotation and
 kept-alive clients move away before anything is refused; then gunicorn's graceful stop: the
 listener closes and workers finish their in-flight requests (up to GUNICORN_GRACEFUL_TIMEOUT).
 
-Metrics (``GET /metrics``, ``service/api/envelope/metrics.py``): every worker writes its counts to
+Metrics (``GET /metrics``, ``service/quart_bezique/api/envelope/metrics.py``): every worker writes its counts to
 memory-mapped files in one directory that a scrape sums. Unless PROMETHEUS_MULTIPROC_DIR names one,
 the master creates a fresh private directory under ``$TMPDIR`` (``/tmp``: the only writable place
 in the container, an in-memory ``emptyDir`` in Kubernetes) and removes it on exit. A directory
@@ -65,9 +65,9 @@ from typing import Any
 
 import gunicorn.http.wsgi  # type: ignore[import-untyped]
 
-from service.api.envelope import sink as audit_sink
-from service.server import drain
-from service.server.limits import ConnectionLimits, LimitError
+from quart_bezique.api.envelope import sink as audit_sink
+from quart_bezique.server import drain
+from quart_bezique.server.limits import ConnectionLimits, LimitError
 
 
 def _int(name: str, default: int) -> int:
@@ -92,7 +92,7 @@ _port = _int("PORT", 8000)
 bind = [f"[{_host}]:{_port}" if ":" in _host else f"{_host}:{_port}"]
 
 workers = _int("WEB_CONCURRENCY", os.cpu_count() or 1)
-HEAD_FIRST = "service.server.worker.HeadFirstWorker"
+HEAD_FIRST = "quart_bezique.server.worker.HeadFirstWorker"
 _worker = os.environ.get("GUNICORN_WORKER_CLASS", "").strip()
 worker_class = HEAD_FIRST if _worker in ("", "head-first") else _worker
 threads = _int("GUNICORN_THREADS", 2)
@@ -121,8 +121,8 @@ limit_request_field_size = _int("LIMIT_REQUEST_FIELD_SIZE", 8190)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "").strip() or None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "").strip().lower() or "info"
-# Every log line through a bounded buffer and a writer thread, cleaned (service/server/errorlog.py).
-logger_class = "service.server.errorlog.ServerLogger"
+# Every log line through a bounded buffer and a writer thread, cleaned (service/quart_bezique/server/errorlog.py).
+logger_class = "quart_bezique.server.errorlog.ServerLogger"
 # No SCRIPT_NAME or PATH_INFO from request headers, even from a trusted peer: dropped (header_map).
 forwarder_headers = ""
 proc_name = "quart-bezique"
@@ -263,7 +263,7 @@ def when_ready(server: Any) -> None:
 def post_worker_init(worker: Any) -> None:
     """Report not-ready from the moment the drain starts, and on SIGTERM at the latest (when the
     drain is off, or the worker is stopped alone), before gunicorn's graceful stop begins."""
-    from service.api.envelope.draining import mark_draining
+    from quart_bezique.api.envelope.draining import mark_draining
 
     previous = signal.getsignal(signal.SIGTERM)
 

@@ -68,7 +68,7 @@ def run_case(rate: int, verdicts: int, args: argparse.Namespace, logs: Path) -> 
     stderr_path = logs / f"gunicorn-{rate}.stderr"
     with stderr_path.open("wb") as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "quart_bezique.wsgi:app"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

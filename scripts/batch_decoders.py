@@ -22,12 +22,11 @@ from typing import Any, Final
 
 import msgspec
 import orjson
-
-from service.api.config import Config
-from service.api.contract.schemas import request_schemas
-from service.api.envelope.body import parse
-from service.api.fastpath import batch
-from service.game.cards import CARD_BY_SPELLING
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.schemas import request_schemas
+from quart_bezique.api.envelope.body import parse
+from quart_bezique.api.fastpath import batch
+from quart_bezique.game.cards import CARD_BY_SPELLING
 
 HANDS: Final = 10_000
 BUDGET: Final = 1 << 30

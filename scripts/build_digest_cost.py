@@ -18,9 +18,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-import service.wsgi  # noqa: F401  (the modules a serving master has loaded)
-from service.integrity import manifest
-from service.integrity.manifest import file_digest, installed_manifest, installed_root
+import quart_bezique.wsgi  # noqa: F401  (the modules a serving master has loaded)
+from quart_bezique.integrity import manifest
+from quart_bezique.integrity.manifest import file_digest, installed_manifest, installed_root
 
 
 def before() -> int:

@@ -1,6 +1,7 @@
 """What recording one request's metrics costs (``Metrics.record``, its share of ``flush``) with
-the public prometheus_client calls ``service/api/envelope/metrics.py`` makes, against the histogram
-internals it once wrote to, beside one score request (Flask's test client, in-process) for scale.
+the public prometheus_client calls ``service/quart_bezique/api/envelope/metrics.py`` makes, against
+the histogram internals it once wrote to, beside one score request (Flask's test client, in-process)
+for scale.
 
 public: durations kept, one ``Histogram.observe`` each at the flush. private: counts per bucket
 kept, added to the histogram's ``_sum`` and ``_buckets`` per flush. unbatched: every value written
@@ -23,7 +24,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from service.api.envelope.metrics import LATENCY_BUCKETS, Metrics
+from quart_bezique.api.envelope.metrics import LATENCY_BUCKETS, Metrics
 
 Request = tuple[str, int, float, int, str | None]
 """``Metrics.record``'s arguments: endpoint, status, seconds, hands, reason."""
@@ -135,8 +136,8 @@ def recording_cost(
 
 def request_cost(repeat: int, count: int = 300) -> float:
     """Seconds per score request through Flask's test client (in memory: no flusher thread)."""
-    from service.api.app import create_app
-    from service.api.config import Config
+    from quart_bezique.api.app import create_app
+    from quart_bezique.api.config import Config
 
     client = create_app(Config(), audit_sink=lambda line: None).test_client()
     for _ in range(count):

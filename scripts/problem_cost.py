@@ -97,8 +97,8 @@ import json, logging, sys, time
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
 import problem_cost as pc
-from service.api.app import create_app
-from service.api.config import Config
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 
 class Count(logging.Handler):
     errors = 0

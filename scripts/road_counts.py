@@ -90,15 +90,19 @@ KINDS: Final = ("reads", "parses", "loads", "core")
 
 _PROBE: Final = r"""
 import json, sys
-sys.path.insert(0, ".")
+sys.path[:0] = ["service", "."]
 import marshmallow, orjson
-from service.api.app import create_app
-from service.api.config import Config
+try:
+    from quart_bezique.api.app import create_app
+    from quart_bezique.api.config import Config
+except ImportError:  # a checkout from before the package had a name of its own
+    from service.api.app import create_app
+    from service.api.config import Config
 
 cases = json.loads(sys.argv[1])
 app = create_app(Config(build_tables=True))
 client = app.test_client()
-GAME = "/service/game/"
+GAMES = ("/quart_bezique/game/", "/service/game/")
 ENTRIES = {"score_hand", "compare_hands", "validate_betting", "settle_round", "hand_odds"}
 LOOPS = {"_lookup", "_breakdowns", "_score_results", "_scores", "_judge_records"}
 PARSERS = {"loads", "decode"}
@@ -106,7 +110,7 @@ LOAD = marshmallow.Schema.load.__code__
 
 
 def core_code(code):
-    return (GAME in code.co_filename and code.co_name in ENTRIES) or (
+    return (any(g in code.co_filename for g in GAMES) and code.co_name in ENTRIES) or (
         code.co_filename.endswith(("endpoints/hands.py", "fastpath/batch.py"))
         and code.co_name in LOOPS
     )
@@ -142,7 +146,8 @@ def measure(path, data):
             elif core_code(code):
                 caller = frame.f_back
                 if caller is None or not (
-                    GAME in caller.f_code.co_filename or core_code(caller.f_code)
+                    any(g in caller.f_code.co_filename for g in GAMES)
+                    or core_code(caller.f_code)
                 ):
                     counts["core"] += 1
             elif code.co_name == "loads" and code.co_filename.endswith("json/__init__.py"):

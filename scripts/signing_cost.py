@@ -30,16 +30,16 @@ from cryptography.hazmat.primitives.serialization import (
     NoEncryption,
     PrivateFormat,
 )
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.envelope.audit import fd_sink
+from quart_bezique.integrity import build_digest
+from quart_bezique.receipts import Keyring, Signer, SigningKey, thumbprint
 
 from scripts.harness.ports import free_port
 from scripts.harness.procfs import CLK_TCK
 from scripts.harness.server import GunicornServer, server_env
 from scripts.loadtest.envelope_cost import Wsgi, bodies, cpu_us
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.envelope.audit import fd_sink
-from service.integrity import build_digest
-from service.receipts import Keyring, Signer, SigningKey, thumbprint
 
 TARGET = 1.35
 """Signed score requests may cost at most this many times the unsigned CPU."""

@@ -2,10 +2,9 @@
 
 Every body is under the default 1 MiB body limit, so none is refused unread: each must be answered
 in under ``CPU_TARGET_MS`` of CPU and ``RSS_TARGET_MIB`` of extra peak resident memory (the
-per-request work budget of ``service/api/envelope/budget.py``, docs/operations.md "Hostile
-input"). The
-shapes multiply what used to be per-level slack, flood the parser with tiny containers, strings
-and numbers, or ask for as much work as the parameters allow.
+per-request work budget of ``service/quart_bezique/api/envelope/budget.py``, docs/operations.md
+"Hostile input"). The shapes multiply what used to be per-level slack, flood the parser with tiny
+containers, strings and numbers, or ask for as much work as the parameters allow.
 
 Run ``python scripts/worst_shapes.py`` (``--root DIR`` measures another checkout of the service,
 e.g. a ``git worktree`` of an older commit; ``--only NAME`` runs the shapes whose name contains
@@ -192,8 +191,8 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
 import worst_shapes as ws
-from service.api.app import create_app
-from service.api.config import Config
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 
 shape = next(s for s in ws.SHAPES if s.name == sys.argv[3])
 body = ws._within(shape.body())

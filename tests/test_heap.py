@@ -1,5 +1,5 @@
-"""The free heap is given back once the app is built (``service/server/heap.py``): on glibc the
-call is made, and without ``malloc_trim`` nothing fails."""
+"""The free heap is given back once the app is built (``service/quart_bezique/server/heap.py``): on
+glibc the call is made, and without ``malloc_trim`` nothing fails."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ import subprocess
 import sys
 
 import pytest
-
-from service.server import heap
+from quart_bezique.server import heap
 
 
 def test_the_free_heap_is_given_back_on_glibc() -> None:
@@ -28,9 +27,9 @@ def test_without_malloc_trim_nothing_is_done(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_the_served_module_gives_it_back() -> None:
     code = (
-        "import service.server.heap as h; calls = []; real = h.give_back_free_heap\n"
+        "import quart_bezique.server.heap as h; calls = []; real = h.give_back_free_heap\n"
         "h.give_back_free_heap = lambda: calls.append(1) or real()\n"
-        "import service.wsgi; print(len(calls))"
+        "import quart_bezique.wsgi; print(len(calls))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["1"]

@@ -24,6 +24,8 @@ from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 SERVICE: Final = ROOT / "service"
+PACKAGE: Final = SERVICE / "quart_bezique"
+NAME: Final = "quart_bezique"
 GUNICORN_CONF: Final = ROOT / "gunicorn.conf.py"
 
 ORDER: Final[tuple[tuple[str, ...], ...]] = (
@@ -41,11 +43,11 @@ ORDER: Final[tuple[tuple[str, ...], ...]] = (
     ("cli", "server", "wsgi"),
 )
 """Lowest first; a module may import its own layer, its peers and the layers before it.
-``library`` is ``service/__init__.py``, the library API over the rules; ``api.config`` is read by
-everything above it; ``api.app`` assembles the endpoints (the app, the registry, the OpenAPI
-builder, the error handlers, ``python -m service.api``); cli, server (gunicorn.conf.py too) and
-wsgi are the entry points, which nothing imports. ``records`` has no module yet: a package
-``service/records/`` would sit there."""
+``library`` is ``service/quart_bezique/__init__.py``, the library API over the rules; ``api.config``
+is read by everything above it; ``api.app`` assembles the endpoints (the app, the registry, the
+OpenAPI builder, the error handlers, ``python -m quart_bezique.api``); cli, server (gunicorn.conf.py
+too) and wsgi are the entry points, which nothing imports. ``records`` has no module yet: a package
+``service/quart_bezique/records/`` would sit there."""
 RANK: Final = {layer: rank for rank, peers in enumerate(ORDER) for layer in peers}
 PACKAGES: Final = frozenset({"game", "records", "wire", "receipts", "integrity", "cli", "server"})
 API_LAYERS: Final = frozenset({"contract", "envelope", "fastpath", "endpoints"})
@@ -57,13 +59,13 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if module == "gunicorn.conf":
         return "server"
-    if parts[0] != "service":
+    if parts[0] != NAME:
         raise LookupError(f"{module}: not a module of the service")
-    if module == "service":
+    if module == NAME:
         return "library"
-    if module == "service.__main__":
+    if module == "quart_bezique.__main__":
         return "cli"
-    if module == "service.wsgi":
+    if module == "quart_bezique.wsgi":
         return "wsgi"
     if parts[1] in PACKAGES:
         return parts[1]
@@ -104,7 +106,7 @@ class Import:
 def _module_of(path: Path) -> str:
     if path == GUNICORN_CONF:
         return "gunicorn.conf"
-    return ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    return ".".join(path.relative_to(SERVICE).with_suffix("").parts).removesuffix(".__init__")
 
 
 @cache
@@ -117,7 +119,7 @@ def service_sources() -> tuple[Source, ...]:
             p.name == "__init__.py",
             p.relative_to(ROOT).as_posix(),
         )
-        for p in (*sorted(SERVICE.rglob("*.py")), GUNICORN_CONF)
+        for p in (*sorted(PACKAGE.rglob("*.py")), GUNICORN_CONF)
     )
 
 
@@ -256,11 +258,15 @@ def test_no_cycle_between_layers() -> None:
 
 def test_the_layers_are_placed_as_designed() -> None:
     """A few placements the order above depends on, spelled out."""
-    assert layer_of("service") == "library"
-    assert layer_of("service.api") == layer_of("service.api.config") == "api.config"
-    assert layer_of("service.api.registry") == layer_of("service.api.openapi") == "api.app"
-    assert layer_of("service.api.errors") == layer_of("service.api.__main__") == "api.app"
-    assert layer_of("service.__main__") == "cli"
+    assert layer_of("quart_bezique") == "library"
+    assert layer_of("quart_bezique.api") == layer_of("quart_bezique.api.config") == "api.config"
+    assert (
+        layer_of("quart_bezique.api.registry") == layer_of("quart_bezique.api.openapi") == "api.app"
+    )
+    assert (
+        layer_of("quart_bezique.api.errors") == layer_of("quart_bezique.api.__main__") == "api.app"
+    )
+    assert layer_of("quart_bezique.__main__") == "cli"
     assert layer_of("gunicorn.conf") == "server"
     assert RANK["receipts"] == RANK["integrity"] < RANK["api.contract"]
     assert RANK["wire"] < RANK["receipts"] and RANK["api.config"] < RANK["api.contract"]
@@ -279,30 +285,33 @@ def _edges_of(*modules: tuple[str, str]) -> list[Edge]:
 def test_the_checker_sees_an_upward_import_wherever_it_is() -> None:
     found = upward(
         _edges_of(
-            ("service.api.envelope.made", "from service.api.endpoints import hands\n"),
-            ("service.receipts.made", "def f():\n    from service.api import app\n"),
-            ("service.wire.made", "if TYPE_CHECKING:\n    import service.api.contract.checks\n"),
-            ("service.api.contract.made", "from ..fastpath.batch import judge_hands\n"),
-            ("service.game.made", "from service import score_hand\n"),
+            ("quart_bezique.api.envelope.made", "from quart_bezique.api.endpoints import hands\n"),
+            ("quart_bezique.receipts.made", "def f():\n    from quart_bezique.api import app\n"),
+            (
+                "quart_bezique.wire.made",
+                "if TYPE_CHECKING:\n    import quart_bezique.api.contract.checks\n",
+            ),
+            ("quart_bezique.api.contract.made", "from ..fastpath.batch import judge_hands\n"),
+            ("quart_bezique.game.made", "from quart_bezique import score_hand\n"),
         )
     )
     assert found == [
-        "service.api.envelope.made (api.envelope) line 1 imports service.api.endpoints.hands "
-        "(api.endpoints)",
-        "service.receipts.made (receipts) line 2 imports service.api.app (api.app)",
-        "service.wire.made (wire) line 2 imports service.api.contract.checks (api.contract) "
-        "(TYPE_CHECKING)",
-        "service.api.contract.made (api.contract) line 1 imports service.api.fastpath.batch "
-        "(api.fastpath)",
-        "service.game.made (game) line 1 imports service (library)",
+        "quart_bezique.api.envelope.made (api.envelope) line 1 imports "
+        "quart_bezique.api.endpoints.hands (api.endpoints)",
+        "quart_bezique.receipts.made (receipts) line 2 imports quart_bezique.api.app (api.app)",
+        "quart_bezique.wire.made (wire) line 2 imports quart_bezique.api.contract.checks "
+        "(api.contract) (TYPE_CHECKING)",
+        "quart_bezique.api.contract.made (api.contract) line 1 imports "
+        "quart_bezique.api.fastpath.batch (api.fastpath)",
+        "quart_bezique.game.made (game) line 1 imports quart_bezique (library)",
     ]
 
 
 def test_the_checker_lets_imports_point_down_and_across_peers() -> None:
     crossing = _edges_of(
-        ("service.api.endpoints.made", "from service.wire.canonical import form_of\n"),
-        ("service.receipts.made", "from service.integrity import build_digest\n"),
-        ("service.cli.made", "from service import score_hand\n"),
+        ("quart_bezique.api.endpoints.made", "from quart_bezique.wire.canonical import form_of\n"),
+        ("quart_bezique.receipts.made", "from quart_bezique.integrity import build_digest\n"),
+        ("quart_bezique.cli.made", "from quart_bezique import score_hand\n"),
     )
     assert len(crossing) == 3
     assert upward(crossing) == []
@@ -311,8 +320,8 @@ def test_the_checker_lets_imports_point_down_and_across_peers() -> None:
 
 def test_the_checker_sees_a_cycle_between_peers() -> None:
     crossing = _edges_of(
-        ("service.receipts.made", "from service.integrity import build_digest\n"),
-        ("service.integrity.made", "from service.receipts.header import Reason\n"),
+        ("quart_bezique.receipts.made", "from quart_bezique.integrity import build_digest\n"),
+        ("quart_bezique.integrity.made", "from quart_bezique.receipts.header import Reason\n"),
     )
     assert upward(crossing) == []
     assert cycles(crossing) == [["integrity", "receipts", "integrity"]]
@@ -353,7 +362,7 @@ print("PROBLEMS " + json.dumps(problems))
 
 def unresolved(modules: Sequence[str], names: Sequence[tuple[str, str, str | None]]) -> list[str]:
     """Imports each module and looks each (where, module, name) up, in a fresh interpreter (the
-    tables are not built: importing ``service.wsgi`` creates an app)."""
+    tables are not built: importing ``quart_bezique.wsgi`` creates an app)."""
     env = {**os.environ, "BUILD_TABLES": "false"}
     done = subprocess.run(
         [sys.executable, "-c", CHECK],
@@ -376,7 +385,7 @@ def service_names() -> list[tuple[str, str, str | None]]:
         (f"{source.path}:{imported.line}", imported.module, imported.name)
         for source in service_sources()
         for imported in imports_of(source)
-        if imported.module == "service" or imported.module.startswith("service.")
+        if imported.module == NAME or imported.module.startswith(NAME + ".")
     ]
 
 
@@ -389,17 +398,17 @@ def test_every_module_imports_and_every_imported_name_exists() -> None:
 
 def test_the_name_check_sees_deleted_modules_and_names() -> None:
     found = unresolved(
-        ["service.api.fastpath.shortcut"],
+        ["quart_bezique.api.fastpath.shortcut"],
         [
-            ("a.py:1", "service.api.endpoints.batch_text", None),
-            ("a.py:2", "service.api.envelope.audit", "KINDS"),
-            ("a.py:3", "service.api.envelope", "body"),
-            ("a.py:4", "service.receipts", "request_digest"),
+            ("a.py:1", "quart_bezique.api.endpoints.batch_text", None),
+            ("a.py:2", "quart_bezique.api.envelope.audit", "KINDS"),
+            ("a.py:3", "quart_bezique.api.envelope", "body"),
+            ("a.py:4", "quart_bezique.receipts", "request_digest"),
         ],
     )
     assert [p.split(":")[0] for p in found] == [
-        "import service.api.fastpath.shortcut",
-        "import service.api.endpoints.batch_text",
+        "import quart_bezique.api.fastpath.shortcut",
+        "import quart_bezique.api.endpoints.batch_text",
         "a.py",
     ]
-    assert found[2] == "a.py:2: service.api.envelope.audit has no 'KINDS'"
+    assert found[2] == "a.py:2: quart_bezique.api.envelope.audit has no 'KINDS'"

@@ -19,14 +19,14 @@ def test_the_core_dependencies_hold_no_web_stack(repo_root: Path) -> None:
     assert "marshmallow" in names  # the contract the command line applies
     server = {d.split(">")[0].lower() for d in project["optional-dependencies"]["server"]}
     assert {"flask", "gunicorn"} <= server
-    assert project["scripts"]["quart-bezique"] == "service.cli:main"
+    assert project["scripts"]["quart-bezique"] == "quart_bezique.cli:main"
 
 
 def test_the_library_and_the_cli_import_no_web_module() -> None:
     code = (
-        "import sys, service, service.cli, service.cli.contract, service.receipts\n"
-        "import service.integrity\n"
-        "from service import score_hand\n"
+        "import sys, quart_bezique, quart_bezique.cli, quart_bezique.cli.contract\n"
+        "import quart_bezique.receipts, quart_bezique.integrity\n"
+        "from quart_bezique import score_hand\n"
         "assert score_hand(['KS', 'QS', 'JS', 'JC'], trump='S').score == 16\n"
         f"print(sorted(m for m in {WEB_STACK!r} if m in sys.modules))\n"
     )

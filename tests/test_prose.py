@@ -130,15 +130,15 @@ REMOVED = re.compile(
     r"|\b_read_raw\b|\b_answer_raw\b|pre-dispatch|\bcanonical_body\b|\baudit\.KINDS\b"
     r"|\baudit\.body_digest\b|\bbody_digest\s*\(|\bbatch_body_digest\b|\bresidue\b"
     r"|\bPRE_DISPATCH_BUDGET\b|\bscore_value\b|\bbatch_scores\b|\bbatch_breakdowns\b"
-    r"|service\.api\.contract\.render\b|api/contract/render\b"
-    r"|service\.api\.audit\b|service/api/audit\b"
+    r"|\bservice\.api\.contract\.render\b|api/contract/render\b"
+    r"|\b(?:service|quart_bezique)\.api\.audit\b(?!\")|(?:service|quart_bezique)/api/audit\b"
 )
 """Modules and functions the one-road redesign removed. ``Exchange.body_digest`` is an attribute
 that exists (only the removed function, called or qualified, is matched)."""
 
 REMOVED_NAME_EXCEPTIONS: dict[str, str] = {
-    'getLogger("service.api.audit")': "a logger's name, which operators' logging configuration "
-    "may select by; not the removed module",
+    'getLogger("quart_bezique.api.audit")': "a logger's name, which operators' logging "
+    "configuration may select by; not the removed module",
 }
 """Text that contains a removed name without naming the removed thing, and why."""
 
@@ -182,16 +182,16 @@ def test_no_removed_names(path: Path) -> None:
 def test_removed_names_are_told_from_what_exists() -> None:
     text = (
         "exchange.body_digest = digest(form, parsed)\n"
-        'log = logging.getLogger("service.api.audit")\n'
+        'log = logging.getLogger("quart_bezique.api.audit")\n'
         "see audit.body_digest(path, body) and shortcut.take_body\n"
-        "from service.api.audit import canonical_body\n"
+        "from quart_bezique.api.audit import canonical_body\n"
         "a shortcuts list; score_values\n"
     )
     assert removed_names(text) == [
         "line 3: 'audit.body_digest'",
         "line 3: 'shortcut'",
         "line 3: 'take_body'",
-        "line 4: 'service.api.audit'",
+        "line 4: 'quart_bezique.api.audit'",
         "line 4: 'canonical_body'",
     ]
 

@@ -28,8 +28,8 @@ def test_readme_curl_examples_show_the_real_answers() -> None:
     import json
     import shlex
 
-    from service.api.app import create_app
-    from service.api.config import Config
+    from quart_bezique.api.app import create_app
+    from quart_bezique.api.config import Config
 
     client = create_app(Config()).test_client()
     text = README.read_text(encoding="utf-8")

@@ -167,7 +167,7 @@ def _table_rows(text: str) -> list[list[str]]:
 
 
 def test_every_worked_example_of_section_7_is_what_the_service_scores() -> None:
-    from service.game.scoring import score_hand
+    from quart_bezique.game.scoring import score_hand
 
     rows = [row for row in _table_rows(_section(7)) if re.fullmatch(r"7\.\d+", row[0])]
     assert [row[0] for row in rows] == [f"7.{i}" for i in range(1, len(rows) + 1)]
@@ -178,7 +178,7 @@ def test_every_worked_example_of_section_7_is_what_the_service_scores() -> None:
 
 
 def test_the_reason_codes_of_section_9_are_exactly_the_services() -> None:
-    from service.game.betting import ReasonCode
+    from quart_bezique.game.betting import ReasonCode
 
     text = _section(9)
     reasons = text[text.index('<a id="s9-11"></a>') : text.index('<a id="s9-12"></a>')]
@@ -187,7 +187,7 @@ def test_the_reason_codes_of_section_9_are_exactly_the_services() -> None:
 
 
 def test_the_odds_examples_of_section_12_are_what_the_service_answers() -> None:
-    from service.game.odds import hand_odds
+    from quart_bezique.game.odds import hand_odds
 
     one = hand_odds(["KS", "QS", "JS", "JC"], "S")
     two = hand_odds(["KH", "QH", "KD", "10D"], None, ["QS", "JC", "QH", "JD"], 2)

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from quart_bezique.game.betting import validate_betting
+
 from scripts.bench.config import BATCH_HANDS, BETTING_ACTIONS, SEED
-from service.game.betting import validate_betting
 
 SCORE_BODY: Final[dict[str, Any]] = {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
 """The ``/v1/hands/score`` body, also sent to the baselines (coronka, bezique, trumps)."""

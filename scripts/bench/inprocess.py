@@ -193,11 +193,10 @@ def core_loops(
     orjson, as every request parses its own body, so that no loop meets strings whose hashes a
     previous loop computed."""
     import orjson
-
-    from service.api.config import Config
-    from service.api.contract.schemas import request_schemas
-    from service.api.fastpath.batch import typed_decoder
-    from service.game.scoring import score_hand
+    from quart_bezique.api.config import Config
+    from quart_bezique.api.contract.schemas import request_schemas
+    from quart_bezique.api.fastpath.batch import typed_decoder
+    from quart_bezique.game.scoring import score_hand
 
     text = orjson.dumps(hands)
     parsed = [orjson.loads(text)]
@@ -272,11 +271,10 @@ def core_loops(
 
 def measure(params: Params) -> Inprocess:
     import orjson
-
-    from service.api.fastpath.batch import tables
-    from service.game.betting import validate_betting
-    from service.game.odds import ensure_odds_tables, hand_odds
-    from service.game.scoring import ensure_tables
+    from quart_bezique.api.fastpath.batch import tables
+    from quart_bezique.game.betting import validate_betting
+    from quart_bezique.game.odds import ensure_odds_tables, hand_odds
+    from quart_bezique.game.scoring import ensure_tables
 
     notes: list[str] = []
     t0 = time.perf_counter()
@@ -315,8 +313,9 @@ def measure(params: Params) -> Inprocess:
     odds_core = percentiles_ms(samples) if samples else None
 
     # Every endpoint through WSGI, in-process: the app's cost without HTTP and gunicorn.
+    from quart_bezique.wsgi import app
+
     from scripts.bench import baseline
-    from service.wsgi import app
 
     apps: dict[str, Wsgi] = {
         "service": app,

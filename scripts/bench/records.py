@@ -122,17 +122,18 @@ class Spread:
 
 @dataclass(frozen=True)
 class FreshInterpreter:
-    """``python -c "import service.wsgi"``: what a worker without preload pays before gunicorn's
-    own share. The parts add up to ``spawn_to_built_s`` run by run, not median by median."""
+    """``python -c "import quart_bezique.wsgi"``: what a worker without preload pays before
+    gunicorn's own share. The parts add up to ``spawn_to_built_s`` run by run, not median by
+    median."""
 
     spawn_to_built_s: Spread
-    """From the parent's spawn to ``import service.wsgi`` done (``create_app`` included)."""
+    """From the parent's spawn to ``import quart_bezique.wsgi`` done (``create_app`` included)."""
     interpreter_s: Spread
     """Spawn to the first line of the child's code: interpreter start and ``site``."""
     imports_s: Spread
-    """``import service.api.app``: the package and the web stack."""
+    """``import quart_bezique.api.app``: the package and the web stack."""
     app_s: Spread
-    """The rest of ``import service.wsgi``: ``create_app``, its tables, ``gc.freeze``."""
+    """The rest of ``import quart_bezique.wsgi``: ``create_app``, its tables, ``gc.freeze``."""
     rss_mib: Spread
 
 
@@ -240,7 +241,8 @@ class Inprocess:
     profiles: str | None
     notes: list[str]
     batch_tables_build_s: float | None = None
-    """The batch loop's tables (``service.api.fastpath.batch.tables``), built before timing."""
+    """The batch loop's tables (``quart_bezique.api.fastpath.batch.tables``), built before
+    timing."""
 
 
 # --------------------------------------------------------------------------- the run

@@ -258,7 +258,7 @@ def _cold_start(cold: ColdStart, results: Results, page: _Page) -> None:
         row("idle worker, no preload: PSS", alone.idle_pss_mib, "MiB", 1),
         row("fresh interpreter: spawn -> app built", fresh.spawn_to_built_s, "s", 3, "5a'"),
         row("  of which interpreter start", fresh.interpreter_s, "s", 3),
-        row("  of which import service.api.app", fresh.imports_s, "s", 3),
+        row("  of which import quart_bezique.api.app", fresh.imports_s, "s", 3),
         row("  of which create_app and the rest", fresh.app_s, "s", 3),
         row("fresh interpreter: VmRSS once built", fresh.rss_mib, "MiB", 1),
     ]  # fmt: skip

@@ -6,7 +6,7 @@ nothing else (``measure_startup``, ``--only startup`` runs just it): a worker wi
 what a crash, a rolling restart or ``GUNICORN_PRELOAD=false`` leaves a replica waiting on, so it is
 started alone, timed from its process start to its first 200 and then weighed idle after one
 request of each kind (first use builds caches the idle figure must include); the same with preload
-for comparison; and a fresh interpreter importing ``service.wsgi``, the app without gunicorn.
+for comparison; and a fresh interpreter importing ``quart_bezique.wsgi``, the app without gunicorn.
 
 The fresh interpreters must not compile the package: with ``PYTHONDONTWRITEBYTECODE`` set nothing
 ever writes the bytecode, and every start would pay the compiler. So ``service/`` is compiled first
@@ -97,9 +97,9 @@ import time
 code_start = time.monotonic()
 import gc
 gc.disable()
-import service.api.app
+import quart_bezique.api.app
 imported = time.monotonic()
-import service.wsgi
+import quart_bezique.wsgi
 built = time.monotonic()
 import json
 rss = 0
@@ -109,8 +109,8 @@ with open("/proc/self/status") as f:
             rss = int(line.split()[1])
 print(json.dumps({"code_start": code_start, "imported": imported, "built": built, "rss": rss}))
 """
-"""Runs in the fresh interpreter. ``service.wsgi`` turns the collector off and imports
-``service.api.app`` first, so doing both here, then timing that import on its own, splits the
+"""Runs in the fresh interpreter. ``quart_bezique.wsgi`` turns the collector off and imports
+``quart_bezique.api.app`` first, so doing both here, then timing that import on its own, splits the
 same work without adding any; ``json`` is imported after the clock stops. ``time.monotonic`` is
 CLOCK_MONOTONIC, shared with the parent."""
 
@@ -232,7 +232,7 @@ def _fresh_run(cpus: Sequence[int], env: Mapping[str, str]) -> dict[str, float]:
         timeout=START_TIMEOUT_S,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"import service.wsgi failed:\n{done.stderr[-3000:]}")
+        raise RuntimeError(f"import quart_bezique.wsgi failed:\n{done.stderr[-3000:]}")
     child = json.loads(done.stdout.strip().splitlines()[-1])
     if not spawned <= child["code_start"] <= child["imported"] <= child["built"]:
         raise RuntimeError("the child's monotonic clock is not ours: the split is meaningless")
@@ -246,7 +246,7 @@ def _fresh_run(cpus: Sequence[int], env: Mapping[str, str]) -> dict[str, float]:
 
 
 def fresh_interpreter(cpus: Sequence[int], env: Mapping[str, str], runs: int) -> FreshInterpreter:
-    """Spawn to ``import service.wsgi`` done, ``runs`` times, pinned where the servers run."""
+    """Spawn to ``import quart_bezique.wsgi`` done, ``runs`` times, pinned where the servers run."""
     found = [_fresh_run(cpus, env) for _ in range(runs)]
 
     def of(key: str, digits: int = 4) -> Spread:
@@ -348,7 +348,7 @@ def measure_startup(
     if not current:
         warnings.append(bytecode)
     env = server_env(0, drop=("GUNICORN_ACCESS_LOG",), WEB_CONCURRENCY="1", LOG_LEVEL="warning")
-    log(f"fresh interpreter: import service.wsgi, {runs} run(s)")
+    log(f"fresh interpreter: import quart_bezique.wsgi, {runs} run(s)")
     interpreter = fresh_interpreter(cpus, env, runs)
     cold: list[tuple[float, float, Memory]] = []
     warm: list[tuple[float, float, Memory]] = []

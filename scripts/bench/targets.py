@@ -101,7 +101,8 @@ def evaluate(results: Results) -> list[Target]:
               "to its first 200 on /readyz, median"),
         judge("5a'", "fresh interpreter -> app built (strict reading)",
               cold.interpreter.spawn_to_built_s.median if cold else None, "<=", c.LIMIT_READY_S,
-              "s", "python spawn to `import service.wsgi` done (create_app), bytecode compiled, "
+              "s", "python spawn to `import quart_bezique.wsgi` done (create_app), bytecode "
+              "compiled, "
               "median"),
         judge("5b", "idle worker RSS, no preload",
               no_preload.idle_rss_mib.median if no_preload else None, "<=", c.LIMIT_RSS_MIB, "MiB",

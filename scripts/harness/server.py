@@ -22,7 +22,7 @@ from scripts.harness.procfs import children_of, proc_cpu_ticks, proc_stat
 
 REPO = Path(__file__).resolve().parents[2]
 GUNICORN_CONF = REPO / "gunicorn.conf.py"
-SERVICE_APP = "service.wsgi:app"
+SERVICE_APP = "quart_bezique.wsgi:app"
 READY_PATH = "/readyz"
 
 

@@ -152,7 +152,7 @@ def _trump(rng: random.Random) -> str | None:
 
 def _round(rng: random.Random, max_actions: int) -> tuple[dict[str, Any], Any]:
     """A valid betting body (legal actions only, from the core) and the core's last state."""
-    from service.game.betting import validate_betting
+    from quart_bezique.game.betting import validate_betting
 
     players = ["ann", "bob", "cid", "dan"][: rng.randint(2, 4)]
     body: dict[str, Any] = {
@@ -227,8 +227,8 @@ def build_mix(rng: random.Random) -> list[Endpoint]:
 def check_mix(mix: list[Endpoint]) -> list[Endpoint]:
     """Keep only bodies the service answers 200 (in-process), so any other answer is a failure;
     drop an endpoint this version does not have."""
-    from service.api.app import create_app
-    from service.api.config import Config
+    from quart_bezique.api.app import create_app
+    from quart_bezique.api.config import Config
 
     client = create_app(Config(), audit_sink=lambda line: None).test_client()
     kept = []

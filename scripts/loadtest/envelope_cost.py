@@ -1,5 +1,5 @@
-"""What the per-request envelope (``service/api/envelope/middleware.py``) costs, measured
-in-process.
+"""What the per-request envelope (``service/quart_bezique/api/envelope/middleware.py``) costs,
+measured in-process.
 
     .venv/bin/python scripts/loadtest/envelope_cost.py
 
@@ -31,12 +31,11 @@ from typing import Any
 os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", tempfile.mkdtemp(prefix="envelope-cost-"))
 
 import orjson
-
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.api.envelope.audit import fd_sink
-from service.game.betting import validate_betting
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.api.envelope.audit import fd_sink
+from quart_bezique.game.betting import validate_betting
 
 CODES = [r + s for s in "SCHD" for r in ("A", "K", "Q", "J", "10", "9")]
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]

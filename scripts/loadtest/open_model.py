@@ -84,7 +84,7 @@ class Request:
 
 def verdict_examples() -> dict[str, list[tuple[str, Any]]]:
     """Each verdict endpoint's request examples from the published contract, by endpoint."""
-    from service.wire.canonical import SIGNED_ROUTES
+    from quart_bezique.wire.canonical import SIGNED_ROUTES
 
     spec = yaml.safe_load((REPO / "openapi.yaml").read_text(encoding="utf-8"))
     found: dict[str, list[tuple[str, Any]]] = {}
@@ -99,8 +99,8 @@ def verdict_examples() -> dict[str, list[tuple[str, Any]]]:
 def build_mix(api_key: str, port: int) -> list[Request]:
     """Examples the service answers 200 (checked in-process, so that any other answer under load
     is an error), interleaved so that every endpoint takes its turn in each round."""
-    from service.api.app import create_app
-    from service.api.config import Config
+    from quart_bezique.api.app import create_app
+    from quart_bezique.api.config import Config
 
     client = create_app(Config(), audit_sink=lambda line: None).test_client()
     per_endpoint: list[list[Request]] = []

@@ -1,7 +1,7 @@
-"""``service/server/gunicorn_internals.py`` on the installed gunicorn: every gthread method the
-adapter overrides or calls still exists with the parameters it passes, gthread still calls each
-hook where the worker expects it, and the connection, parser and request internals still behave
-as the worker relies on (checked on real sockets). An upgrade that changes one fails here, by
+"""``service/quart_bezique/server/gunicorn_internals.py`` on the installed gunicorn: every gthread
+method the adapter overrides or calls still exists with the parameters it passes, gthread still
+calls each hook where the worker expects it, and the connection, parser and request internals still
+behave as the worker relies on (checked on real sockets). An upgrade that changes one fails here, by
 name, rather than in a served request."""
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from gunicorn.glogging import Logger  # type: ignore[import-untyped]
 from gunicorn.http import wsgi  # type: ignore[import-untyped]
 from gunicorn.workers.base import Worker  # type: ignore[import-untyped]
 from gunicorn.workers.gthread import ThreadWorker  # type: ignore[import-untyped]
-
-from service.server import gunicorn_internals as gi
+from quart_bezique.server import gunicorn_internals as gi
 
 SIGNATURES = {
     "check_config": ("cfg", "log"),

@@ -1,7 +1,7 @@
-"""``service/api/contract/marshmallow_hooks.py`` on the installed marshmallow: the private
-``Schema._hooks`` it reads still exists, with the shape it expects, and still says which hooks a
-schema has. A marshmallow that changes any of it fails here, by name, before the derived checks
-or the bounded refusals go wrong."""
+"""``service/quart_bezique/api/contract/marshmallow_hooks.py`` on the installed marshmallow: the
+private ``Schema._hooks`` it reads still exists, with the shape it expects, and still says which
+hooks a schema has. A marshmallow that changes any of it fails here, by name, before the derived
+checks or the bounded refusals go wrong."""
 
 from __future__ import annotations
 
@@ -9,8 +9,7 @@ from importlib.metadata import version
 from typing import Any
 
 from marshmallow import Schema, decorators, fields, post_load, pre_load, validates, validates_schema
-
-from service.api.contract.marshmallow_hooks import hook_names
+from quart_bezique.api.contract.marshmallow_hooks import hook_names
 
 LOAD_KINDS = (
     decorators.PRE_LOAD,

@@ -1,8 +1,8 @@
-"""``service/api/envelope/prometheus_adapter.py`` on the installed prometheus_client: its private
-``values.ValueClass`` and ``values.get_value_class`` still exist, still tell the in-memory storage
-from the per-process files, and a pick made after ``PROMETHEUS_MULTIPROC_DIR`` is set still sends
-the values created next to the files a scrape sums. A prometheus_client that changes any of it
-fails here, by name, instead of leaving each gunicorn worker counting for itself."""
+"""``service/quart_bezique/api/envelope/prometheus_adapter.py`` on the installed prometheus_client:
+its private ``values.ValueClass`` and ``values.get_value_class`` still exist, still tell the
+in-memory storage from the per-process files, and a pick made after ``PROMETHEUS_MULTIPROC_DIR`` is
+set still sends the values created next to the files a scrape sums. A prometheus_client that changes
+any of it fails here, by name, instead of leaving each gunicorn worker counting for itself."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry, Counter, generate_latest, values
 from prometheus_client.multiprocess import MultiProcessCollector
-
-from service.api.envelope import prometheus_adapter
+from quart_bezique.api.envelope import prometheus_adapter
 
 ENV = "PROMETHEUS_MULTIPROC_DIR"
 

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 
-from service.api.app import create_app
-from service.api.config import Config
 from tests.api.api_support import LiveServer, start_server
 
 

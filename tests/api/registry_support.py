@@ -8,8 +8,8 @@ from __future__ import annotations
 import copy
 from typing import Any, Final
 
-from service.api.endpoints.endpoint import Endpoint
-from service.api.registry import ENDPOINTS
+from quart_bezique.api.endpoints.endpoint import Endpoint
+from quart_bezique.api.registry import ENDPOINTS
 
 JSON_ENDPOINTS: Final = tuple(e for e in ENDPOINTS if e.handler is not None)
 """The endpoints served by their road: a ``POST`` of a JSON body, judged."""

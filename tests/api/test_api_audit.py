@@ -14,14 +14,14 @@ import pytest
 from flask import Flask
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.api.envelope import audit
+from quart_bezique.api.envelope.sink import AuditSink
+from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
+from quart_bezique.wire.canonical import canonical_text, form_of
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.api.envelope import audit
-from service.api.envelope.sink import AuditSink
-from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
-from service.wire.canonical import canonical_text, form_of
 from tests.api.api_support import problem
 
 SCORE = "/v1/hands/score"

@@ -14,10 +14,10 @@ from typing import Any
 import orjson
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config, ConfigError
+from quart_bezique.api.envelope import auth
 
-from service.api.app import create_app
-from service.api.config import Config, ConfigError
-from service.api.envelope import auth
 from tests.api.api_support import ROOT, problem
 
 KEY_A = "alpha-0123456789abcdef"
@@ -93,7 +93,7 @@ def test_gunicorn_refuses_to_start_without_the_key_file(tmp_path: Path) -> None:
         "API_KEYS_FILE": str(tmp_path / "missing"),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+        [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "quart_bezique.wsgi:app"],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -21,24 +21,24 @@ import pytest
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.contract.schemas import request_schemas
-from service.api.envelope.collector import CollectorPause
-from service.api.envelope.road import Typed
-from service.api.fastpath import batch
-from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
-from service.game.ruleset import RULESET
-from service.game.scoring import score_hand
-from service.wire import render
-from service.wire.canonical import (
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.schemas import request_schemas
+from quart_bezique.api.envelope.collector import CollectorPause
+from quart_bezique.api.envelope.road import Typed
+from quart_bezique.api.fastpath import batch
+from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
+from quart_bezique.game.ruleset import RULESET
+from quart_bezique.game.scoring import score_hand
+from quart_bezique.wire import render
+from quart_bezique.wire.canonical import (
     canonical_text,
     form_of,
     request_digest,
     sha256,
     spelled_canonically,
 )
+
 from tests.api.api_support import ok, pointers, problem
 from tests.api.test_api_fastcheck import LIMIT, SCHEMAS, batch_bodies, mutated, schema_accepts
 
@@ -303,7 +303,9 @@ def test_the_collector_is_paused_while_a_batch_is_judged(
 
 
 def test_the_served_app_freezes_what_it_built() -> None:
-    code = "import gc, service.wsgi as w; print(gc.get_freeze_count() > 10_000, gc.isenabled())"
+    code = (
+        "import gc, quart_bezique.wsgi as w; print(gc.get_freeze_count() > 10_000, gc.isenabled())"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

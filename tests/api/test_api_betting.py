@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
 
-from service.api.endpoints.betting import EXAMPLE_ROUND
 from tests.api.api_support import ok, pointers, problem
 
 URL = "/v1/betting/validate"

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from service.api.config import Config, ConfigError
+from quart_bezique.api.config import Config, ConfigError
 
 
 def test_defaults() -> None:

@@ -6,9 +6,8 @@ import hashlib
 
 import pytest
 from flask import Flask
-
-from service.api.app import create_app
-from service.api.config import Config, ConfigError
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config, ConfigError
 
 GAME = "https://game.example"
 KEY = "cors-test-key-0123456789abcdef"

@@ -11,11 +11,11 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError
+from quart_bezique import parse_cards
+from quart_bezique.api.contract.error_codes import INVALID_VALUE, CountOf, code_of, coded
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.game.errors import RulesError
 
-from service import parse_cards
-from service.api.contract.error_codes import INVALID_VALUE, CountOf, code_of, coded
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.game.errors import RulesError
 from tests.api.api_support import mutate, problem
 from tests.api.registry_support import JSON_ENDPOINTS, all_examples
 

@@ -7,14 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
-
-from service.api.contract.problems import (
+from quart_bezique.api.contract.problems import (
     PROBLEM_TYPES,
     problem_table,
     problems_by_status,
     shown_code,
 )
-from service.api.openapi import PROBLEM_RESPONSES
+from quart_bezique.api.openapi import PROBLEM_RESPONSES
 
 DOCS_API = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 

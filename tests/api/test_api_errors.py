@@ -8,10 +8,10 @@ import logging
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 from werkzeug.test import EnvironBuilder
 
-from service.api.app import create_app
-from service.api.config import Config
 from tests.api.api_support import problem
 from tests.api.registry_support import JSON_ENDPOINTS, VIEW_ENDPOINTS, paths
 
@@ -142,7 +142,7 @@ def test_unexpected_exception_is_a_500_problem_without_trace(
     def boom() -> str:
         raise RuntimeError("secret internals")
 
-    with caplog.at_level(logging.ERROR, logger="service.api"):
+    with caplog.at_level(logging.ERROR, logger="quart_bezique.api"):
         response = app.test_client().get("/boom")
     doc = problem(response, 500, "INTERNAL_ERROR")
     assert "secret" not in response.get_data(as_text=True)

@@ -22,16 +22,15 @@ import yaml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from flask import Flask
 from flask.testing import FlaskClient
+from quart_bezique.api import openapi
+from quart_bezique.api.app import EXTENSION, create_app
+from quart_bezique.api.config import Config, service_version
+from quart_bezique.api.endpoints.endpoint import Endpoint
+from quart_bezique.api.envelope import draining as draining_state
+from quart_bezique.api.registry import ENDPOINTS
+from quart_bezique.integrity import current_manifest
+from quart_bezique.receipts import Keyring, Signer, SigningKey, thumbprint
 from werkzeug.test import TestResponse
-
-from service.api import openapi
-from service.api.app import EXTENSION, create_app
-from service.api.config import Config, service_version
-from service.api.endpoints.endpoint import Endpoint
-from service.api.envelope import draining as draining_state
-from service.api.registry import ENDPOINTS
-from service.integrity import current_manifest
-from service.receipts import Keyring, Signer, SigningKey, thumbprint
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 SPEC: Final[dict[str, Any]] = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))

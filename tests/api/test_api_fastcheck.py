@@ -15,13 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate, validates_schema
-
-from service.api.config import Config
-from service.api.contract import checks
-from service.api.contract.checks import NotCompilable, derive
-from service.api.contract.schemas import ActionSchema, HandSchema, request_schemas
-from service.game.betting import MAX_MONEY
-from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract import checks
+from quart_bezique.api.contract.checks import NotCompilable, derive
+from quart_bezique.api.contract.schemas import ActionSchema, HandSchema, request_schemas
+from quart_bezique.game.betting import MAX_MONEY
+from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
 LIMIT = 3  # small limits so that generated bodies cross them
 SCHEMAS = request_schemas(Config(max_batch_hands=LIMIT, max_actions=LIMIT, build_tables=False))

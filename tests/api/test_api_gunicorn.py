@@ -53,7 +53,7 @@ def test_score_over_http(live_server: LiveServer) -> None:
 
 
 def test_rounds_over_http(live_server: LiveServer) -> None:
-    from service.api.endpoints.betting import EXAMPLE_ROUND
+    from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
 
     status, verdict = post(live_server, "/v1/betting/validate", EXAMPLE_ROUND)
     assert status == 200 and verdict["state"]["pot"] == 120
@@ -128,8 +128,9 @@ def test_errors_over_http(
 def test_body_over_the_limit_over_http(live_server: LiveServer) -> None:
     """The client sends its whole body before reading (http.client does): the server answers
     413 at once, unread, and then discards the rest while the client is still sending
-    (``service/server/worker.py``, up to CLOSE_DRAIN_BYTES), so the client gets to read the 413
-    rather than a reset, whatever the machine's load. The answer says the connection closes."""
+    (``service/quart_bezique/server/worker.py``, up to CLOSE_DRAIN_BYTES), so the client gets to
+    read the 413 rather than a reset, whatever the machine's load. The answer says the connection
+    closes."""
     big = b'{"hands": [' + b",".join([orjson.dumps(HAND)] * 40_000) + b"]}"
     assert 1 << 20 < len(big) < 4 << 20  # over MAX_BODY_BYTES, within CLOSE_DRAIN_BYTES
     for _ in range(3):  # the outcome must not depend on timing

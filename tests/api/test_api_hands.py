@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.game.scoring import score_hand
 
-from service.game.scoring import score_hand
 from tests.api.api_support import ok, pointers, problem
 
 SCORE = "/v1/hands/score"

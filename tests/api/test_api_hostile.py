@@ -15,10 +15,10 @@ from typing import Any
 import orjson
 import pytest
 from flask import Flask
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints.endpoint import ASSETS
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints.endpoint import ASSETS
 from tests.api.api_support import LiveServer, problem
 from tests.api.registry_support import JSON_ENDPOINTS, VIEW_ENDPOINTS, example, paths
 

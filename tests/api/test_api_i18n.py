@@ -22,13 +22,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from werkzeug.wrappers import Response
-
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.contract.i18n import ENGLISH, RUSSIAN, negotiate
-from service.api.contract.i18n.catalog import LOCALE_DIR, Translator, entries, translator
-from service.api.contract.problems import (
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.i18n import ENGLISH, RUSSIAN, negotiate
+from quart_bezique.api.contract.i18n.catalog import LOCALE_DIR, Translator, entries, translator
+from quart_bezique.api.contract.problems import (
     HTTP_ERROR,
     INTERNAL_ERROR,
     NOT_READY,
@@ -36,9 +34,11 @@ from service.api.contract.problems import (
     REQUEST_TIMEOUT,
     Problem,
 )
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.api.endpoints.endpoint import Endpoint
-from service.api.envelope import auth
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.api.endpoints.endpoint import Endpoint
+from quart_bezique.api.envelope import auth
+from werkzeug.wrappers import Response
+
 from tests.api.api_support import mutate, problem
 from tests.api.registry_support import (
     JSON_ENDPOINTS,
@@ -104,13 +104,13 @@ def test_every_message_of_the_catalog_is_translated() -> None:
 
 
 def test_the_catalog_holds_every_marked_template_of_the_source() -> None:
-    """The .po is in step with the code: every N_() of ``service/api`` is in it (run
+    """The .po is in step with the code: every N_() of ``service/quart_bezique/api`` is in it (run
     ``make catalogs`` after adding one), and nothing in it is a template the code no longer has."""
-    root = LOCALE_DIR.parents[3]
+    api = LOCALE_DIR.parents[1]
     marked = {
         message
         for _, _, message, _, _ in extract_from_dir(
-            str(root / "service" / "api"), keywords={"N_": None}, comment_tags=()
+            str(api), keywords={"N_": None}, comment_tags=()
         )
     }
     with PO.open("rb") as file:

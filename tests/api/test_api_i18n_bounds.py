@@ -12,9 +12,8 @@ import sys
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.api.contract.i18n import RUSSIAN
-from service.api.contract.i18n.catalog import (
+from quart_bezique.api.contract.i18n import RUSSIAN
+from quart_bezique.api.contract.i18n.catalog import (
     MAX_ATTEMPTS,
     MAX_DEPTH,
     MAX_TEXT,

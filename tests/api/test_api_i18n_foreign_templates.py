@@ -1,11 +1,11 @@
 """The templates of messages made outside the HTTP layer's marked modules
-(``service/api/contract/i18n/foreign.py``, read by ``pybabel extract``) are each in the Russian
-catalog with a translation, and each is listed once."""
+(``service/quart_bezique/api/contract/i18n/foreign.py``, read by ``pybabel extract``) are each in
+the Russian catalog with a translation, and each is listed once."""
 
 from __future__ import annotations
 
-from service.api.contract.i18n import RUSSIAN, foreign
-from service.api.contract.i18n.catalog import entries
+from quart_bezique.api.contract.i18n import RUSSIAN, foreign
+from quart_bezique.api.contract.i18n.catalog import entries
 
 LISTS: dict[str, tuple[str, ...]] = {
     name: value

@@ -1,5 +1,5 @@
-"""The service's own ``.po`` reader (``service.api.contract.i18n.po``) reads a catalog exactly as
-Babel, which writes the catalogs, reads it: the shipped ones, and any Babel writes (long strings
+"""The service's own ``.po`` reader (``quart_bezique.api.contract.i18n.po``) reads a catalog exactly
+as Babel, which writes the catalogs, reads it: the shipped ones, and any Babel writes (long strings
 wrapped over several lines, escapes, fuzzy and obsolete entries, comments). What it cannot read
 exactly it refuses."""
 
@@ -12,8 +12,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.api.contract.i18n import LANGUAGES, catalog, po
+from quart_bezique.api.contract.i18n import LANGUAGES, catalog, po
 
 Triple = tuple[str, str, bool]
 

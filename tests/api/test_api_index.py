@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.config import service_version
+from quart_bezique.game.ruleset import RULESET
 
-from service.api.config import service_version
-from service.game.ruleset import RULESET
 from tests.api.api_support import ok, problem
 
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 import pytest
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 
-from service.api.app import create_app
-from service.api.config import Config
 from tests.api.api_support import ROOT, LiveServer, problem, start_server
 
 HAND = {"cards": ["KS", "QS", "JS", "JC"]}

@@ -7,14 +7,14 @@ from collections.abc import Iterator
 
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints import health as meta
+from quart_bezique.api.envelope import draining as draining_state
+from quart_bezique.game import scoring
+from quart_bezique.game.betting import MAX_MONEY, ReasonCode
+from quart_bezique.game.cards import CARD_BY_SPELLING, RANKS
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints import health as meta
-from service.api.envelope import draining as draining_state
-from service.game import scoring
-from service.game.betting import MAX_MONEY, ReasonCode
-from service.game.cards import CARD_BY_SPELLING, RANKS
 from tests.api.api_support import ok, problem
 
 

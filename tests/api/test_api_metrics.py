@@ -13,11 +13,11 @@ from pathlib import Path
 import orjson
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.api.envelope.metrics import Metrics
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.api.envelope.metrics import Metrics
 from tests.api.api_support import LiveServer, start_server
 
 HAND = {"cards": ["KS", "QS", "JS", "JC"]}
@@ -100,7 +100,7 @@ def test_hands_verdicts_and_build_info(fresh: FlaskClient) -> None:
 
 
 def test_metrics_stay_open_with_api_keys() -> None:
-    from service.api.config import _api_keys
+    from quart_bezique.api.config import _api_keys
 
     app = create_app(
         Config(build_tables=False, api_keys=_api_keys({"API_KEYS": KEY})),

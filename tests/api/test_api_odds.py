@@ -1,4 +1,4 @@
-"""``POST /v1/hands/odds``: the HTTP face of ``service.game.odds``."""
+"""``POST /v1/hands/odds``: the HTTP face of ``quart_bezique.game.odds``."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ from math import comb
 
 import pytest
 from flask.testing import FlaskClient
-
-from service.game.odds import hand_odds
+from quart_bezique.game.odds import hand_odds
 
 URL = "/v1/hands/odds"
 

@@ -14,14 +14,13 @@ import pytest
 import yaml
 from flask import Flask
 from flask.testing import FlaskClient
-
-from service.api import openapi
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.contract.fields import CARD_PATTERN, TRUMP_PATTERN
-from service.api.endpoints.endpoint import ASSETS
-from service.game.betting import ActionType
-from service.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
+from quart_bezique.api import openapi
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.fields import CARD_PATTERN, TRUMP_PATTERN
+from quart_bezique.api.endpoints.endpoint import ASSETS
+from quart_bezique.game.betting import ActionType
+from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
 EXPECTED_OPERATIONS = {
     ("post", "/v1/hands/score"),
@@ -69,7 +68,7 @@ def test_module_prints_the_committed_file(repo_root: Path) -> None:
     examples depend on neither (nor on the machine, but for the installed dependencies' versions,
     which constraints.txt pins)."""
     printed = subprocess.run(
-        [sys.executable, "-m", "service.api"],
+        [sys.executable, "-m", "quart_bezique.api"],
         cwd=repo_root,
         capture_output=True,
         check=True,

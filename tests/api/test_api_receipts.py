@@ -12,13 +12,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from flask import Flask
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.envelope import audit
+from quart_bezique.game.ruleset import RULESET
+from quart_bezique.integrity import build_digest
+from quart_bezique.receipts import Keyring, Signer, SigningKey, thumbprint
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.envelope import audit
-from service.game.ruleset import RULESET
-from service.integrity import build_digest
-from service.receipts import Keyring, Signer, SigningKey, thumbprint
 from tests.api.api_support import ok, problem
 from tests.api.registry_support import VERDICT_ENDPOINTS, all_examples
 
@@ -103,7 +103,7 @@ def test_the_build_is_described_and_matches_the_index(client: FlaskClient) -> No
     build = ok(client.get("/v1/build"))
     assert build["build"] == build_digest() == ok(client.get("/"))["build"]
     assert build["ruleset"] == RULESET
-    assert "service/game/scoring.py" in build["manifest"]["files"]
+    assert "quart_bezique/game/scoring.py" in build["manifest"]["files"]
     assert (
         audit.sha256(orjson.dumps(build["manifest"], option=orjson.OPT_SORT_KEYS))
         == (build["build"])
@@ -223,7 +223,7 @@ def test_a_replayed_refusal_is_reported_with_its_status(signed: Signed) -> None:
 
 def test_the_documented_example_is_a_match(client: FlaskClient) -> None:
     """The contract's example of a verification is real: replayed now, it matches."""
-    from service.api.endpoints.verdicts import VERIFY
+    from quart_bezique.api.endpoints.verdicts import VERIFY
 
     (example,) = VERIFY.request_examples.values()
     assert ok(client.post("/v1/verdicts/verify", json=example))["match"] is True

@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import pytest
 from flask import Flask
-
-from service.api.config import Config
-from service.api.contract.operation import Operation
-from service.api.contract.schemas import request_schemas
-from service.api.endpoints.endpoint import ASSETS, Endpoint, Resources, View, serve, unique
-from service.api.envelope.middleware import Observer
-from service.api.envelope.routes import is_protected_template
-from service.api.registry import ENDPOINTS
-from service.wire.canonical import SIGNED_ROUTES
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.operation import Operation
+from quart_bezique.api.contract.schemas import request_schemas
+from quart_bezique.api.endpoints.endpoint import ASSETS, Endpoint, Resources, View, serve, unique
+from quart_bezique.api.envelope.middleware import Observer
+from quart_bezique.api.envelope.routes import is_protected_template
+from quart_bezique.api.registry import ENDPOINTS
+from quart_bezique.wire.canonical import SIGNED_ROUTES
 
 
 def _observer(app: Flask) -> Observer:
@@ -66,8 +65,8 @@ def test_the_contract_documents_each_record(app: Flask) -> None:
 
 
 def test_the_verdict_endpoints_are_the_wire_forms() -> None:
-    """The receipts and the command line know the verdict endpoints from ``service.wire`` alone
-    (no web import there): the registry's verdict records are exactly those paths."""
+    """The receipts and the command line know the verdict endpoints from ``quart_bezique.wire``
+    alone (no web import there): the registry's verdict records are exactly those paths."""
     assert {e.path for e in ENDPOINTS if e.is_verdict} == SIGNED_ROUTES
     assert all(e.handler is not None for e in ENDPOINTS if e.is_verdict)
 

@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 import schemathesis
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.registry import ENDPOINTS
 from schemathesis import Case
 from schemathesis.config import SchemathesisConfig
-
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.registry import ENDPOINTS
 
 ROOT = Path(__file__).resolve().parents[2]
 MIN_CASES = 200

@@ -18,14 +18,14 @@ from typing import Any
 
 import pytest
 from flask import Flask
+from quart_bezique.api import errors
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.schemas import request_schemas
+from quart_bezique.api.endpoints import health as meta
+from quart_bezique.api.endpoints.endpoint import Resources, serve
+from quart_bezique.api.envelope import sink as sink_module
+from quart_bezique.api.envelope.sink import CHUNK, AuditSink, StopReports
 
-from service.api import errors
-from service.api.config import Config
-from service.api.contract.schemas import request_schemas
-from service.api.endpoints import health as meta
-from service.api.endpoints.endpoint import Resources, serve
-from service.api.envelope import sink as sink_module
-from service.api.envelope.sink import CHUNK, AuditSink, StopReports
 from tests.api.api_support import ok, problem
 
 HANG_GUARD = 30.0
@@ -305,7 +305,7 @@ def test_a_forked_child_starts_empty_and_ready(pipe: Pipe) -> None:
 def test_lines_taken_are_written_before_the_interpreter_exits() -> None:
     # A worker that stops gracefully leaves through sys.exit: what it still holds is flushed.
     script = (
-        "from service.api.envelope.sink import AuditSink\n"
+        "from quart_bezique.api.envelope.sink import AuditSink\n"
         "sink = AuditSink()\n"
         "assert all(sink(b'%06d\\n' % i) for i in range(20000))\n"
         "raise SystemExit(0)\n"
@@ -417,7 +417,7 @@ def test_close_with_everything_written_reports_nothing(pipe: Pipe) -> None:
 def test_a_closed_sink_is_not_flushed_again_at_interpreter_exit() -> None:
     script = (
         "import os\n"
-        "from service.api.envelope.sink import AuditSink\n"
+        "from quart_bezique.api.envelope.sink import AuditSink\n"
         "r, w = os.pipe()\n"  # nobody reads: the pipe fills and the rest waits in the buffer
         "sink = AuditSink(w, capacity=1 << 20)\n"
         "assert all(sink(b'%06d\\n' % i) for i in range(20000))\n"

@@ -1,6 +1,6 @@
 """What the app factory and its module entry point do at the edges: a build whose manifest cannot
-be computed starts but never reports ready, and ``python -m service.api``'s ``main`` prints the
-committed document whatever the calling environment holds."""
+be computed starts but never reports ready, and ``python -m quart_bezique.api``'s ``main`` prints
+the committed document whatever the calling environment holds."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-
-from service.api import __main__ as api_main
-from service.api import app as app_module
-from service.api.app import create_app
-from service.api.config import Config
+from quart_bezique.api import __main__ as api_main
+from quart_bezique.api import app as app_module
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 
 
 def test_a_build_without_a_manifest_starts_but_is_not_ready(

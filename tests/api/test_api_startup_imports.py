@@ -10,7 +10,7 @@ import sys
 
 PROBE = """
 import json, sys
-from service.api.app import create_app
+from quart_bezique.api.app import create_app
 app = create_app()
 loaded = sorted({m.split(".")[0] for m in sys.modules})
 app.test_client().get("/openapi.json")

@@ -69,7 +69,7 @@ def serving_the_page(server: LiveServer) -> LiveServer:
     if status != 200:
         server.stop()
         pytest.fail(
-            f"GET /adjudicate answered {status}: the registry (service/api/registry.py) must "
+            f"GET /adjudicate answered {status}: the registry (quart_bezique/api/registry.py) must "
             "hold adjudicate.ENDPOINTS, whose record serves the page and its assets"
         )
     return server

@@ -1,8 +1,8 @@
-"""The adjudication page's two string catalogs (service/api/endpoints/static/adjudicate/i18n):
-every key in
-both languages, the same placeholders on both sides, every key the scripts ask for present, every
-code the service can answer with named, and every rule section the page cites a real section of
-docs/rules.md under its real English name. No browser needed.
+"""The adjudication page's two string catalogs
+(service/quart_bezique/api/endpoints/static/adjudicate/i18n): every key in both languages, the same
+placeholders on both sides, every key the scripts ask for present, every code the service can answer
+with named, and every rule section the page cites a real section of docs/rules.md under its real
+English name. No browser needed.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-
-from service.api.endpoints.adjudicate import STATIC_FOLDER
-from service.game.betting import ActionType, ReasonCode
-from service.game.scoring import CombinationType
+from quart_bezique.api.endpoints.adjudicate import STATIC_FOLDER
+from quart_bezique.game.betting import ActionType, ReasonCode
+from quart_bezique.game.scoring import CombinationType
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = {lang: json.loads((STATIC_FOLDER / "i18n" / f"{lang}.json").read_text("utf-8"))

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 
 import orjson
 import pytest
-
-from service.cli import main
+from quart_bezique.cli import main
 
 
 @dataclass(frozen=True)

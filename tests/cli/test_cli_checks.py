@@ -14,13 +14,13 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.cli import ExitCode
+from quart_bezique.cli.checks import COVERS
+from quart_bezique.integrity import build_digest, current_manifest, installed_root
+from quart_bezique.receipts import Keyring, Signer, SigningKey, request_digest
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.cli import ExitCode
-from service.cli.checks import COVERS
-from service.integrity import build_digest, current_manifest, installed_root
-from service.receipts import Keyring, Signer, SigningKey, request_digest
 from tests.cli.cli_support import run
 
 ENDPOINT = "/v1/hands/score"
@@ -214,7 +214,9 @@ def _tree(tmp_path: Path) -> Path:
     """A site-packages: a copy of the package and the installed distribution's metadata."""
     root = tmp_path / "site-packages"
     shutil.copytree(
-        installed_root() / "service", root / "service", ignore=shutil.ignore_patterns("__pycache__")
+        installed_root() / "quart_bezique",
+        root / "quart_bezique",
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
     info = root / "quart_bezique-1.0.0.dist-info"
     info.mkdir()
@@ -237,7 +239,7 @@ def test_build_digest_of_a_tree_and_expect(
     assert hashlib.sha256(manifest.out.encode()).hexdigest() == digest
     assert json.loads(manifest.out)["dependencies"] == {"orjson": "3.0"}
     assert run(capsys, "build-digest", "--root", str(root), "--expect", digest).code == ExitCode.OK
-    (root / "service" / "game" / "odds.py").write_text("")
+    (root / "quart_bezique" / "game" / "odds.py").write_text("")
     changed = run(capsys, "--json", "build-digest", "--root", str(root), "--expect", digest)
     assert changed.code == ExitCode.REFUSED
     assert changed.json()["matches"] is False  # type: ignore[index]

@@ -13,11 +13,11 @@ from typing import Any, Final
 import orjson
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.cli import ExitCode
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.cli import ExitCode
 from tests.cli.cli_support import run
 
 VALIDATE: Final = "/v1/betting/validate"

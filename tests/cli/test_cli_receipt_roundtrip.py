@@ -9,10 +9,10 @@ verify, and must stop verifying when any one byte of it changes -- in the reques
 the receipt -- with the reason that names what changed. The build digest the server reported must
 be the one the command line recomputes from the installed files.
 
-Every position is altered in-process (``service.cli.main``, the function the console script runs:
-about a thousand checks, cheap); a deterministic sample of them, and the records that no longer
-parse, go through the installed console script itself, so that its exit status is what a script
-would see.
+Every position is altered in-process (``quart_bezique.cli.main``, the function the console script
+runs: about a thousand checks, cheap); a deterministic sample of them, and the records that no
+longer parse, go through the installed console script itself, so that its exit status is what a
+script would see.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from typing import Any, Final
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from quart_bezique.cli import ExitCode
 
-from service.cli import ExitCode
 from tests.api.api_support import start_server
 from tests.cli.cli_support import run
 from tests.receipts.tree_support import installed_tree

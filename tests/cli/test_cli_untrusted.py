@@ -17,12 +17,12 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from quart_bezique.cli import ExitCode
+from quart_bezique.cli.safe import CONTROLS, shown
+from quart_bezique.receipts import Signer, SigningKey, thumbprint
+from quart_bezique.receipts.jose import b64encode, canonical_json, public_jwk
+from quart_bezique.receipts.verify import request_digest
 
-from service.cli import ExitCode
-from service.cli.safe import CONTROLS, shown
-from service.receipts import Signer, SigningKey, thumbprint
-from service.receipts.jose import b64encode, canonical_json, public_jwk
-from service.receipts.verify import request_digest
 from tests.cli.cli_support import Run, run
 from tests.receipts.receipt_keys import BUILD
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique import score_hand
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.cli import ExitCode
 
-from service import score_hand
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.cli import ExitCode
 from tests.cli.cli_support import run
 
 ROUND: dict[str, Any] = EXAMPLE_ROUND
@@ -234,10 +234,10 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert result.code == ExitCode.OK and "build-digest" in result.out
 
 
-def test_python_dash_m_service_exits_with_the_verdict(tmp_path: Path) -> None:
+def test_python_dash_m_quart_bezique_exits_with_the_verdict(tmp_path: Path) -> None:
     illegal = _file(tmp_path, ILLEGAL)
     done = subprocess.run(
-        [sys.executable, "-m", "service", "--json", "validate", illegal],
+        [sys.executable, "-m", "quart_bezique", "--json", "validate", illegal],
         capture_output=True,
         check=False,
         timeout=60,

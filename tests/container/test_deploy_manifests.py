@@ -213,7 +213,7 @@ def test_dockerfile_runs_gunicorn_as_non_root_with_health_check() -> None:
     user = last["USER"].split(":")[0]
     assert user.isdigit() and int(user) >= 10000, "numeric, high, non-root UID"
     cmd = json.loads(last["CMD"])  # exec form
-    assert cmd[0] == "gunicorn" and "service.wsgi:app" in cmd
+    assert cmd[0] == "gunicorn" and "quart_bezique.wsgi:app" in cmd
     assert cmd[cmd.index("--config") + 1] == "/app/gunicorn.conf.py"
     assert "/healthz" in last["HEALTHCHECK"]
     assert last["EXPOSE"] == "8000"

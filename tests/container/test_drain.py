@@ -1,7 +1,7 @@
-"""The drain before a graceful stop (``service/server/drain.py``), on a real gunicorn master with
-the repository's ``gunicorn.conf.py``: no container needed, so ``make unit`` runs it. The replicas
-test (``test_container_replicas.py``) shows what it is for: a rolling restart behind HAProxy
-without one failed request."""
+"""The drain before a graceful stop (``service/quart_bezique/server/drain.py``), on a real gunicorn
+master with the repository's ``gunicorn.conf.py``: no container needed, so ``make unit`` runs it.
+The replicas test (``test_container_replicas.py``) shows what it is for: a rolling restart behind
+HAProxy without one failed request."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from service.server.drain import DRAIN_ENV, DrainError, drain_seconds
+from quart_bezique.server.drain import DRAIN_ENV, DrainError, drain_seconds
 
 REPO = Path(__file__).resolve().parents[2]
 LONG_DRAIN = 60
@@ -85,7 +84,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
     env.pop("API_KEYS_FILE", None)
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "quart_bezique.wsgi:app"],
             cwd=REPO,
             env=env,
             stdout=out,

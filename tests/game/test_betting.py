@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from service.game.betting import (
+from quart_bezique.game.betting import (
     MAX_MONEY,
     Action,
     ActionType,

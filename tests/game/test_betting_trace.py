@@ -8,8 +8,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service import validate_betting
+from quart_bezique import validate_betting
 
 PLAYERS = ["ann", "bob", "cid", "dan"]
 

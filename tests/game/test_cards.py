@@ -5,8 +5,7 @@ from __future__ import annotations
 import pickle
 
 import pytest
-
-from service.game.cards import (
+from quart_bezique.game.cards import (
     CARDS,
     CardError,
     Rank,

@@ -16,8 +16,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from service.game.cards import (
+from quart_bezique.game.cards import (
     CARD_BY_SPELLING,
     CARDS,
     SUIT_BY_SPELLING,
@@ -28,7 +27,7 @@ from service.game.cards import (
     parse_suit,
     russian_code,
 )
-from service.wire.canonical import CANONICAL_CARD, CANONICAL_SUIT
+from quart_bezique.wire.canonical import CANONICAL_CARD, CANONICAL_SUIT
 
 LATIN_RANKS = {"9": "9", "10": "10", "T": "10", "t": "10", "J": "J", "j": "J", "Q": "Q",
                "q": "Q", "K": "K", "k": "K", "A": "A", "a": "A"}  # fmt: skip

@@ -22,13 +22,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 
 import pytest
-
-from service.game import odds as odds_module
-from service.game.cards import CARDS, COPIES_IN_SHOE, Card, Suit, parse_card, parse_suit
-from service.game.errors import RulesError
-from service.game.odds import FULL_SHOE_HANDS, Odds, OddsError, hand_odds, sample_odds
-from service.game.scoring import TRUMP_SETTINGS, distinct_hands, hand_key, table
-from service.game.showdown import ShoeError
+from quart_bezique.game import odds as odds_module
+from quart_bezique.game.cards import CARDS, COPIES_IN_SHOE, Card, Suit, parse_card, parse_suit
+from quart_bezique.game.errors import RulesError
+from quart_bezique.game.odds import FULL_SHOE_HANDS, Odds, OddsError, hand_odds, sample_odds
+from quart_bezique.game.scoring import TRUMP_SETTINGS, distinct_hands, hand_key, table
+from quart_bezique.game.showdown import ShoeError
 
 SUITS = "SCHD"
 RANKS = ("A", "K", "Q", "J", "10", "9")

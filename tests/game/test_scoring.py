@@ -15,9 +15,8 @@ from collections.abc import Iterator, Sequence
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from service.game.cards import CARDS, Card, CardError, Rank, Suit, parse_cards
-from service.game.scoring import (
+from quart_bezique.game.cards import CARDS, Card, CardError, Rank, Suit, parse_cards
+from quart_bezique.game.scoring import (
     TRUMP_SETTINGS,
     CombinationType,
     HandError,

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from service.game.betting import (
+from quart_bezique.game.betting import (
     MAX_MONEY,
     Action,
     ActionType,
@@ -20,9 +19,9 @@ from service.game.betting import (
     Phase,
     validate_betting,
 )
-from service.game.cards import CARDS, Card, Suit
-from service.game.errors import RulesError
-from service.game.settlement import (
+from quart_bezique.game.cards import CARDS, Card, Suit
+from quart_bezique.game.errors import RulesError
+from quart_bezique.game.settlement import (
     Payout,
     Settlement,
     SettlementError,

@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from service.game.cards import CARDS, Card
-from service.game.errors import RulesError
-from service.game.scoring import TRUMP_SETTINGS, score_hand
-from service.game.showdown import ShoeError, compare_hands
+from quart_bezique.game.cards import CARDS, Card
+from quart_bezique.game.errors import RulesError
+from quart_bezique.game.scoring import TRUMP_SETTINGS, score_hand
+from quart_bezique.game.showdown import ShoeError, compare_hands
 
 
 def test_rules_8_higher_score_wins() -> None:

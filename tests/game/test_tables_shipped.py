@@ -1,4 +1,5 @@
-"""The shipped score and odds tables (``service/game/tables``) are the definition's output, exactly.
+"""The shipped score and odds tables (``service/quart_bezique/game/tables``) are the definition's
+output, exactly.
 
 Rebuilding them from the declaration search must give the shipped bytes, so the data files can
 never drift from the rules; and a file that does not match its recorded digest, or is missing, is
@@ -16,9 +17,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-from service.game import odds, scoring, tables
-from service.game.tables import MANIFEST, ODDS, SCORES, TableError
+from quart_bezique.game import odds, scoring, tables
+from quart_bezique.game.tables import MANIFEST, ODDS, SCORES, TableError
 
 
 @functools.cache
@@ -202,13 +202,13 @@ def test_a_manifest_that_cannot_be_trusted_is_refused(
         tables.load(SCORES, copy)
 
 
-# --- python -m service.game.tables build|check ------------------------------------------------
+# --- python -m quart_bezique.game.tables build|check ------------------------------------
 
 
 @pytest.fixture
 def command(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     """The command's module, building from the cached rebuild (the definition's output)."""
-    from service.game.tables import __main__ as command_module
+    from quart_bezique.game.tables import __main__ as command_module
 
     monkeypatch.setattr(tables, "build", rebuilt)
     monkeypatch.setattr(command_module, "build", rebuilt)
@@ -261,12 +261,12 @@ def test_the_command_refuses_an_unknown_subcommand() -> None:
     """Run as ``python -m`` (the way ``make tables`` runs it): argparse's usage error, exit 2,
     before anything is built."""
     done = subprocess.run(
-        [sys.executable, "-m", "service.game.tables", "rebuild"],
+        [sys.executable, "-m", "quart_bezique.game.tables", "rebuild"],
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
     assert done.returncode == 2
-    assert "usage: python -m service.game.tables" in done.stderr
+    assert "usage: python -m quart_bezique.game.tables" in done.stderr
     assert "invalid choice: 'rebuild'" in done.stderr

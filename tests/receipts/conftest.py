@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from quart_bezique.receipts import Keyring, Signer, SigningKey, thumbprint
 
-from service.receipts import Keyring, Signer, SigningKey, thumbprint
 from tests.receipts.receipt_keys import BUILD, private_pem
 
 

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from quart_bezique.integrity import installed_root
 
 from scripts.harness.ports import LOOPBACK, free_port
 from scripts.harness.server import server_env
-from service.integrity import installed_root
 from tests.receipts.tree_support import HONEST, RENDER, TAMPERED, timestamp_pyc
 
 SHOWDOWN: Final = json.dumps(
@@ -63,7 +63,7 @@ def _serve(app: Path, log: Path) -> tuple[dict[str, Any], list[int]]:
     command = [sys.executable, "-m", "gunicorn", "-c", str(app / "gunicorn.conf.py")]
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [*command, "service.wsgi:app"], cwd=app, env=env, stdout=out, stderr=out
+            [*command, "quart_bezique.wsgi:app"], cwd=app, env=env, stdout=out, stderr=out
         )
     try:
         deadline = time.monotonic() + READY_SECONDS
@@ -92,13 +92,15 @@ def _serve(app: Path, log: Path) -> tuple[dict[str, Any], list[int]]:
 def test_a_swapped_pyc_runs_under_gunicorn_and_moves_the_served_digest(tmp_path: Path) -> None:
     app = tmp_path / "app"
     shutil.copytree(
-        installed_root() / "service", app / "service", ignore=shutil.ignore_patterns("__pycache__")
+        installed_root() / "quart_bezique",
+        app / "quart_bezique",
+        ignore=shutil.ignore_patterns("__pycache__"),
     )
     shutil.copy2(installed_root() / "gunicorn.conf.py", app / "gunicorn.conf.py")
     assert compileall.compile_dir(app, quiet=1)  # the bytecode pip would have written
     honest, honest_scores = _serve(app, tmp_path / "honest.log")
     assert (
-        honest["manifest"]["files"]["service/wire/render.py"]
+        honest["manifest"]["files"]["service/quart_bezique/wire/render.py"]
         == hashlib.sha256((app / RENDER).read_bytes()).hexdigest()
     )
 

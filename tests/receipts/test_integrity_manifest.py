@@ -16,8 +16,7 @@ import types
 from pathlib import Path
 
 import pytest
-
-from service.integrity import (
+from quart_bezique.integrity import (
     FORMAT,
     ManifestError,
     build_digest,
@@ -26,8 +25,9 @@ from service.integrity import (
     running_manifest,
     tree_manifest,
 )
-from service.integrity import manifest as manifest_module
-from service.integrity.manifest import running_python
+from quart_bezique.integrity import manifest as manifest_module
+from quart_bezique.integrity.manifest import config_of, running_python
+
 from tests.receipts.tree_support import (
     HONEST,
     RENDER,
@@ -46,7 +46,7 @@ def sha256(path: Path) -> str:
 
 
 def test_installed_root_holds_the_running_package() -> None:
-    assert (installed_root() / "service" / "integrity" / "manifest.py").is_file()
+    assert (installed_root() / "quart_bezique" / "integrity" / "manifest.py").is_file()
 
 
 def test_cached_once_per_process() -> None:
@@ -69,8 +69,8 @@ def test_running_and_tree_manifests_agree(copied: Path) -> None:
     assert from_files.digest == running.digest
     assert running.python == running_python()
     names = set(running.files)
-    assert {p.relative_to(copied).as_posix() for p in (copied / "service").rglob("*")} >= {
-        n for n in names if n.startswith("service/")
+    assert {p.relative_to(copied).as_posix() for p in (copied / "quart_bezique").rglob("*")} >= {
+        n for n in names if n.startswith("quart_bezique/")
     }
     for dependency in ("flask", "werkzeug", "marshmallow", "gunicorn", "orjson", "cryptography"):
         assert f"{dependency}/__init__.py" in names, dependency
@@ -92,7 +92,9 @@ def test_canonical_form_is_documented(copied: Path) -> None:
     assert document["format"] == FORMAT == "quart-bezique-manifest/2"
     assert document["python"] == running_python()
     assert list(document["files"]) == sorted(document["files"])
-    assert document["files"]["service/__init__.py"] == sha256(copied / "service" / "__init__.py")
+    assert document["files"]["quart_bezique/__init__.py"] == sha256(
+        copied / "quart_bezique" / "__init__.py"
+    )
     assert document["files"]["flask/app.py"] == sha256(copied / "flask" / "app.py")
     assert manifest.digest == hashlib.sha256(data).hexdigest()
 
@@ -112,7 +114,7 @@ def test_a_swapped_pyc_whose_header_matches_runs_and_moves_the_digest(tmp_path: 
     assert tampered.files[cached.relative_to(tree).as_posix()] == sha256(cached)
     # ... and the interpreter does run it: the tampered renderer adds 100 to a score.
     probe = (
-        "import types, service.wire.render as r;"
+        "import types, quart_bezique.wire.render as r;"
         "h = types.SimpleNamespace(cards=[], trump=None, score=16, combinations=[], loose=[]);"
         "print(r.scored_hand(h)['score'])"
     )
@@ -126,10 +128,10 @@ def test_a_swapped_pyc_whose_header_matches_runs_and_moves_the_digest(tmp_path: 
 def test_any_bytecode_anywhere_in_the_package_moves_the_digest(tmp_path: Path) -> None:
     tree = site_packages(tmp_path)
     digests = {tree_manifest(tree).digest}
-    (tree / "service" / "__pycache__").mkdir()
-    (tree / "service" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
+    (tree / "quart_bezique" / "__pycache__").mkdir()
+    (tree / "quart_bezique" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
     digests.add(tree_manifest(tree).digest)
-    (tree / "service" / "stray.pyc").write_bytes(b"\0")
+    (tree / "quart_bezique" / "stray.pyc").write_bytes(b"\0")
     digests.add(tree_manifest(tree).digest)
     assert len(digests) == 3
 
@@ -137,10 +139,10 @@ def test_any_bytecode_anywhere_in_the_package_moves_the_digest(tmp_path: Path) -
 def test_any_change_moves_the_digest(tmp_path: Path) -> None:
     tree = site_packages(tmp_path)
     digests = {tree_manifest(tree).digest}
-    rules = tree / "service" / "game" / "scoring.py"
+    rules = tree / "quart_bezique" / "game" / "scoring.py"
     rules.write_bytes(rules.read_bytes() + b"#")
     digests.add(tree_manifest(tree).digest)
-    (tree / "service" / "api" / "endpoints" / "static" / "extra.js").write_text("")
+    (tree / "quart_bezique" / "api" / "endpoints" / "static" / "extra.js").write_text("")
     digests.add(tree_manifest(tree).digest)
     assert len(digests) == 3
 
@@ -149,7 +151,7 @@ def test_the_gunicorn_configuration_and_its_bytecode_are_covered(tmp_path: Path)
     tree = site_packages(tmp_path)
     without = tree_manifest(tree)
     config = tree / "gunicorn.conf.py"
-    config.write_bytes((installed_root() / "gunicorn.conf.py").read_bytes())
+    config.write_bytes(config_of(installed_root()).read_bytes())
     with_config = tree_manifest(tree)
     assert with_config.files["gunicorn.conf.py"] == sha256(config)
     config.write_bytes(config.read_bytes() + b"\nworkers = 64\n")
@@ -252,31 +254,33 @@ def test_code_loaded_from_outside_the_manifest_is_refused(
     """A module of the manifest's packages whose source, or whose bytecode (a
     ``PYTHONPYCACHEPREFIX`` elsewhere), is not a listed file: the build cannot say what runs."""
     manifest = manifest_module.installed_manifest()  # of the files as they are now
-    assert manifest_module.unmanifested(manifest, {"service"}, dict(sys.modules)) == []
+    assert manifest_module.unmanifested(manifest, {"quart_bezique"}, dict(sys.modules)) == []
     elsewhere = tmp_path / "render.py"
     elsewhere.write_text("")
-    shadow = types.ModuleType("service.shadow")
+    shadow = types.ModuleType("quart_bezique.shadow")
     shadow.__file__ = str(elsewhere)
     cached = tmp_path / "prefix" / "render.cpython-311.pyc"
     cached.parent.mkdir()
     cached.write_bytes(b"\0")
     redirected = types.ModuleType("flask.redirected")
-    redirected.__file__ = str(installed_root() / "service" / "__init__.py")
+    redirected.__file__ = str(installed_root() / "quart_bezique" / "__init__.py")
     redirected.__cached__ = str(cached)  # type: ignore[attr-defined]
-    loaded = {"service.shadow": shadow, "flask.redirected": redirected}
-    problems = manifest_module.unmanifested(manifest, {"service", "flask"}, loaded)
+    loaded = {"quart_bezique.shadow": shadow, "flask.redirected": redirected}
+    problems = manifest_module.unmanifested(manifest, {"quart_bezique", "flask"}, loaded)
     assert problems == [
         f"flask.redirected ran from {cached}",
-        f"service.shadow ran from {elsewhere}",
+        f"quart_bezique.shadow ran from {elsewhere}",
     ]
-    monkeypatch.setitem(sys.modules, "service.shadow", shadow)
-    with pytest.raises(ManifestError, match=r"not the manifested code: service\.shadow ran from"):
+    monkeypatch.setitem(sys.modules, "quart_bezique.shadow", shadow)
+    with pytest.raises(
+        ManifestError, match=r"not the manifested code: quart_bezique\.shadow ran from"
+    ):
         manifest_module.installed_manifest()
 
 
 def test_ruleset_is_read_from_the_tree(tmp_path: Path) -> None:
     tree = site_packages(tmp_path)
-    path = tree / "service" / "game" / "ruleset.py"
+    path = tree / "quart_bezique" / "game" / "ruleset.py"
     path.write_text(
         path.read_text().replace("RULESET_VERSION: Final = 1", "RULESET_VERSION: Final = 2")
     )
@@ -287,7 +291,7 @@ def test_ruleset_is_read_from_the_tree(tmp_path: Path) -> None:
 
 
 def test_unusable_trees(tmp_path: Path) -> None:
-    with pytest.raises(ManifestError, match="no 'service' package"):
+    with pytest.raises(ManifestError, match="no 'quart_bezique' package"):
         tree_manifest(tmp_path)
     tree = site_packages(tmp_path / "site")
     for info in tree.glob("quart_bezique-*.dist-info"):

@@ -14,9 +14,9 @@ from cryptography.hazmat.primitives.serialization import (
     NoEncryption,
     PrivateFormat,
 )
+from quart_bezique.api.config import ConfigError
+from quart_bezique.receipts import Keyring, ReceiptConfigError, keyring_from_env, thumbprint
 
-from service.api.config import ConfigError
-from service.receipts import Keyring, ReceiptConfigError, keyring_from_env, thumbprint
 from tests.receipts.receipt_keys import private_pem, public_pem
 
 

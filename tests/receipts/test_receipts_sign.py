@@ -16,11 +16,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.game.ruleset import RULESET
-from service.receipts import RECEIPT_HEADER, Keyring, Signer, SigningKey, thumbprint
-from service.receipts.jose import EncodingError, b64decode, b64encode
-from service.receipts.signer import utc_now
+from quart_bezique.game.ruleset import RULESET
+from quart_bezique.receipts import RECEIPT_HEADER, Keyring, Signer, SigningKey, thumbprint
+from quart_bezique.receipts.jose import EncodingError, b64decode, b64encode
+from quart_bezique.receipts.signer import utc_now
 
 ENDPOINT = "/v1/hands/score"
 REQUEST_SHA256 = hashlib.sha256(b'{"cards":["KS","QS","JS","JC"],"trump":"S"}').hexdigest()

@@ -10,8 +10,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from service.receipts import (
+from quart_bezique.receipts import (
     JwksError,
     Keyring,
     Reason,
@@ -21,8 +20,8 @@ from service.receipts import (
     request_digest,
     verify_receipt,
 )
-from service.receipts.jose import b64encode, canonical_json
-from service.wire.canonical import canonical_text, form_of
+from quart_bezique.receipts.jose import b64encode, canonical_json
+from quart_bezique.wire.canonical import canonical_text, form_of
 
 ENDPOINT = "/v1/hands/score"
 REQUEST = b'{"trump": "\xe2\x99\xa0", "cards": ["ks", "QS", "JS", "JC"]}'

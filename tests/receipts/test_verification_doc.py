@@ -8,9 +8,8 @@ from typing import Any
 
 import pytest
 from cryptography.exceptions import InvalidSignature
-
-from service.cli import main
-from service.receipts import Keyring, Signer, request_digest
+from quart_bezique.cli import main
+from quart_bezique.receipts import Keyring, Signer, request_digest
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verification.md"
 REQUEST = b'{"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}'

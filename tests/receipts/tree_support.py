@@ -1,4 +1,4 @@
-"""Throwaway trees for the build manifest: a bare ``site-packages`` (a copy of the ``service``
+"""Throwaway trees for the build manifest: a bare ``site-packages`` (a copy of the ``quart_bezique``
 package beside hand-written ``*.dist-info`` metadata) and a whole copy of this installation in
 the layout an image holds (``<venv>/lib/pythonX.Y/site-packages`` and the ``pyvenv.cfg``)."""
 
@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 
-from service.integrity.manifest import installed_root, running_manifest, running_python
+from quart_bezique.integrity.manifest import installed_root, running_manifest, running_python
 
-RENDER = Path("service/wire/render.py")
+RENDER = Path("quart_bezique/wire/render.py")
 HONEST = '"score": hand.score,'
 TAMPERED = '"score": hand.score + 100,'
 
@@ -56,12 +56,12 @@ def dist_info(
 def site_packages(
     root: Path, *, requires: Iterable[str] | None = None, versions: Mapping[str, str] | None = None
 ) -> Path:
-    """``root`` holding a copy of the running ``service`` package (sources only) and metadata:
+    """``root`` holding a copy of the running ``quart_bezique`` package (sources only) and metadata:
     by default the installed distribution's requirements and the installed versions of its
     dependencies, as bare metadata (no files of theirs)."""
     shutil.copytree(
-        installed_root() / "service",
-        root / "service",
+        installed_root() / "quart_bezique",
+        root / "quart_bezique",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
     )
     installed = metadata.distribution("quart-bezique")

@@ -29,7 +29,7 @@ SHORT_LIMITS = {
     "HEAD_MAX_BYTES": "4096",
     "WEB_CONCURRENCY": "1",
 }
-"""Connection limits short enough to watch them cut (``service/server/limits.py``)."""
+"""Connection limits short enough to watch them cut (``service/quart_bezique/server/limits.py``)."""
 
 
 @pytest.fixture(scope="session")

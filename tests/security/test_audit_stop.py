@@ -26,10 +26,10 @@ from pathlib import Path
 import orjson
 import pytest
 import yaml
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.api.envelope import sink
+from quart_bezique.api.envelope.sink import EXIT_STATUS
 
-from service.api.endpoints.betting import EXAMPLE_ROUND
-from service.api.envelope import sink
-from service.api.envelope.sink import EXIT_STATUS
 from tests.api.api_support import ROOT, free_port
 from tests.security.piped import end, read_into
 
@@ -126,7 +126,7 @@ def launch(servers: list[Server], tmp_path: Path, rate: float | None, **extra: s
     stderr = tmp_path / f"gunicorn-{port}.stderr"
     with stderr.open("wb") as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "quart_bezique.wsgi:app"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

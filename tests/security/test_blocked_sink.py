@@ -26,8 +26,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from quart_bezique.api.contract.problems import AUDIT_UNAVAILABLE
 
-from service.api.contract.problems import AUDIT_UNAVAILABLE
 from tests.api.api_support import PROBLEM, ROOT, free_port
 from tests.security.piped import end, read_into
 
@@ -85,7 +85,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     stderr = tmp_path / "gunicorn.stderr"
     with stderr.open("wb") as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "quart_bezique.wsgi:app"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.PIPE,

@@ -5,8 +5,8 @@ Against the real gunicorn: a stderr that nobody reads (a stalled log pipeline) m
 requests or probes, and what could not be written is counted and reported once the pipe moves;
 an API key put in a request line or a query never reaches stdout or stderr; a ``SCRIPT_NAME``
 header from a trusted peer (127.0.0.1) is answered as usual, not with gunicorn's 500 page. Then
-the cleaning of log records (``service/server/errorlog.py``) on its own. Every wait is a hang
-guard; nothing asserts a speed.
+the cleaning of log records (``service/quart_bezique/server/errorlog.py``) on its own. Every wait is
+a hang guard; nothing asserts a speed.
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
-from service.server.errorlog import (
+from quart_bezique.server.errorlog import (
     CLIP,
     MESSAGE_MAX,
     REDACTED,
@@ -39,6 +38,7 @@ from service.server.errorlog import (
     Redactor,
     configured_keys,
 )
+
 from tests.api.api_support import PROBLEM, ROOT, LiveServer, free_port, start_server
 from tests.security.piped import end, read_into
 from tests.security.raw_http import exchange
@@ -105,7 +105,7 @@ def unread(tmp_path: Path) -> Iterator[Unread]:
     stdout = tmp_path / "gunicorn.stdout"
     with stdout.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "service.wsgi:app"],
+            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "quart_bezique.wsgi:app"],
             cwd=ROOT,
             env=env,
             stdout=out,

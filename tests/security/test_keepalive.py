@@ -3,8 +3,8 @@
 A pooled client (httpx, requests, undici, here http.client with one connection) trusts
 ``Connection: keep-alive`` and sends its next request on the same socket; if the server closes it
 anyway, that request fails with "server disconnected". And a client still streaming an
-oversized body must get to read its 413 rather than a reset (``service/server/worker.py``
-discards up to CLOSE_DRAIN_BYTES after the answer).
+oversized body must get to read its 413 rather than a reset
+(``service/quart_bezique/server/worker.py`` discards up to CLOSE_DRAIN_BYTES after the answer).
 """
 
 from __future__ import annotations

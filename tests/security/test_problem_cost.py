@@ -24,12 +24,12 @@ from flask import Flask
 from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.i18n import RUSSIAN, negotiate
+from quart_bezique.api.contract.i18n.catalog import Translator, translator
+from quart_bezique.api.contract.problems import MAX_REPORTED_TEXT
 
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.contract.i18n import RUSSIAN, negotiate
-from service.api.contract.i18n.catalog import Translator, translator
-from service.api.contract.problems import MAX_REPORTED_TEXT
 from tests.api.api_support import LiveServer, start_server
 from tests.security.raw_http import RawResponse, exchange
 

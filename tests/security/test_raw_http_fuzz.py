@@ -40,9 +40,9 @@ from typing import Any, Final
 
 import orjson
 import pytest
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 
-from service.api.app import create_app
-from service.api.config import Config
 from tests.api.api_support import LiveServer
 from tests.api.registry_support import JSON_ENDPOINTS, example
 from tests.security.raw_http import NoAnswer, RawResponse, exchange

@@ -18,11 +18,10 @@ import pytest
 from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.envelope.routes import RESOLUTION_KEY, Router
 from werkzeug.test import EnvironBuilder
-
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.envelope.routes import RESOLUTION_KEY, Router
 
 API_KEY = "route-resolution-key-0123456789"
 AUTH = {"Authorization": f"Bearer {API_KEY}"}

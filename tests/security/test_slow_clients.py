@@ -1,4 +1,5 @@
-"""Slow and idle connections must not stall the server (the worker in ``service/server``).
+"""Slow and idle connections must not stall the server (the worker in
+``service/quart_bezique/server``).
 
 A crowd of hostile connections is opened against the real gunicorn server, started as ``make run``
 starts it (2 workers x 2 threads), and the service must keep answering ``/healthz`` and a score
@@ -279,8 +280,8 @@ def test_a_client_that_never_reads_is_dropped(short_limits_server: LiveServer) -
 
 
 def test_the_408_is_the_apps_problem_type() -> None:
-    from service.api.contract.problems import PROBLEM_MEDIA_TYPE, REQUEST_TIMEOUT
-    from service.server.timeout_answer import PROBLEM, REQUEST_TIMEOUT_ANSWER
+    from quart_bezique.api.contract.problems import PROBLEM_MEDIA_TYPE, REQUEST_TIMEOUT
+    from quart_bezique.server.timeout_answer import PROBLEM, REQUEST_TIMEOUT_ANSWER
 
     assert PROBLEM["type"] == REQUEST_TIMEOUT.uri
     assert (PROBLEM["title"], PROBLEM["status"], PROBLEM["code"]) == (
@@ -298,8 +299,7 @@ def test_head_completion_and_overflow() -> None:
         LimitRequestHeaders,
         LimitRequestLine,
     )
-
-    from service.server.head import head_end, overflow
+    from quart_bezique.server.head import head_end, overflow
 
     head = bytearray()
     ends = []
@@ -316,7 +316,7 @@ def test_head_completion_and_overflow() -> None:
 
 
 def test_connection_limits_are_validated() -> None:
-    from service.server.limits import ConnectionLimits, LimitError
+    from quart_bezique.server.limits import ConnectionLimits, LimitError
 
     assert ConnectionLimits.from_environ({}) == ConnectionLimits()
     assert ConnectionLimits.from_environ({"SEND_TIMEOUT": " 3 "}).send_timeout == 3

@@ -1,4 +1,5 @@
-"""The worker's edge paths (``service/server/worker.py``), driven in-process with socket pairs.
+"""The worker's edge paths (``service/quart_bezique/server/worker.py``), driven in-process with
+socket pairs.
 
 ``test_slow_clients.py`` and ``test_keepalive.py`` replay hostile clients against the real server.
 Some of the worker's decisions are taken only in conditions a client cannot bring about at will:
@@ -32,11 +33,10 @@ from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
     STOP_KEEPALIVE_LINGER,
     TConn,
 )
-
-from service.server.outbox import Outbox
-from service.server.settle import SETTLE_MAX_BYTES, settle_body
-from service.server.timeout_answer import BODY_TIMEOUT_ANSWER
-from service.server.worker import (
+from quart_bezique.server.outbox import Outbox
+from quart_bezique.server.settle import SETTLE_MAX_BYTES, settle_body
+from quart_bezique.server.timeout_answer import BODY_TIMEOUT_ANSWER
+from quart_bezique.server.worker import (
     BODY,
     HEAD,
     LINGER,
@@ -622,7 +622,7 @@ def test_the_app_called_outside_a_request_answers_untouched(
     assert started == ["200 OK"]
 
 
-# --- settling a request body (service/server/settle.py) -----------------------------------------
+# --- settling a request body (quart_bezique/server/settle.py) ------------------------------
 
 
 class Request:

@@ -20,9 +20,8 @@ from gunicorn.http.errors import NoMoreData  # type: ignore[import-untyped]
 from gunicorn.http.unreader import IterUnreader  # type: ignore[import-untyped]
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from service.server.framing import BROKEN, DATA, DONE, ChunkedEnd
-from service.server.outbox import Outbox
+from quart_bezique.server.framing import BROKEN, DATA, DONE, ChunkedEnd
+from quart_bezique.server.outbox import Outbox
 
 LINE_LIMIT, TRAILER_LIMIT = 8190 + 16, 64 * 1024 + 16
 

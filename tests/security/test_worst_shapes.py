@@ -26,13 +26,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import fields
 from marshmallow.decorators import VALIDATES_SCHEMA
-
-from service.api.app import create_app
-from service.api.config import Config
-from service.api.contract.guard import _item_check
-from service.api.contract.marshmallow_hooks import hook_names
-from service.api.contract.problems import validation_problem
-from service.api.envelope.budget import value_budget, values_bound
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
+from quart_bezique.api.contract.guard import _item_check
+from quart_bezique.api.contract.marshmallow_hooks import hook_names
+from quart_bezique.api.contract.problems import validation_problem
+from quart_bezique.api.envelope.budget import value_budget, values_bound
 
 
 def _script(name: str) -> ModuleType:

@@ -1,0 +1,243 @@
+"""Marshmallow fields for the wire notation of docs/rules.md section 2.
+
+Each field validates with the core's own parser (one definition of what a card or a trump is) and
+carries the JSON Schema keywords that describe exactly the same set of values in ``openapi.yaml``:
+the pattern below matches precisely the spellings in ``cards.CARD_BY_SPELLING`` (a test checks it).
+Fields carry no ``example``: out of context one misleads (a lone card shown as a hand); the
+operations carry real requests and the service's real answers to them instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import ValidationError, fields, validate
+
+from quart_bezique.api.contract.checks import (
+    AllDifferent,
+    FastCheck,
+    Identical,
+    Member,
+)
+from quart_bezique.api.contract.checks import Mapping as MappingCheck
+from quart_bezique.api.contract.error_codes import CountOf, coded
+from quart_bezique.api.contract.i18n import N_
+from quart_bezique.game.betting import MAX_MONEY
+from quart_bezique.game.cards import (
+    CARD_BY_SPELLING,
+    CARDS,
+    HAND_SIZE,
+    SUIT_BY_SPELLING,
+    SUITS,
+    CardError,
+    TrumpError,
+    parse_card,
+    parse_suit,
+)
+
+CARD_PATTERN: Final = (
+    "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
+)
+"""Every spelling the core accepts (docs/rules.md §2): Latin codes, all-Cyrillic codes, and
+Cyrillic face cards before a suit symbol (never a Cyrillic Т, which would read as a Latin T)."""
+"""Rank (9 10 T J Q K A, any case) then suit (S C H D, any case, or a suit symbol)."""
+TRUMP_PATTERN: Final = "^[SCHDschd♠♣♥♦ПТКЧБпткчб]$"
+CARD_CODES: Final[tuple[str, ...]] = tuple(c.code for c in CARDS)
+SUIT_CODES: Final[tuple[str, ...]] = tuple(s.value for s in SUITS)
+PLAYER_MIN_LENGTH: Final = 1
+PLAYER_MAX_LENGTH: Final = 64
+
+CARD_DESCRIPTION: Final = (
+    "A card: rank (9 10 J Q K A; T for 10) then suit (S C H D, or ♠ ♣ ♥ ♦), any letter case, "
+    "e.g. `KS`, `10h`, `T♦`; or in Russian, all in Cyrillic: rank (9 10 В Д К Т, where Т is the "
+    "ace) then suit (П Т/К Ч Б), e.g. `КП`, `10ч`, `Тб`. Mixed scripts are refused "
+    "(docs/rules.md §2). Answers always use the canonical form (`10`, upper case, Latin)."
+)
+TRUMP_DESCRIPTION: Final = (
+    "The trump suit (S C H D or Cyrillic П Т/К Ч Б, any case, or ♠ ♣ ♥ ♦); null or absent for "
+    "the game without trumps."
+)
+
+
+class JsonSchemaMixin:
+    """Fields whose ``metadata["json_schema"]`` holds JSON Schema keywords apispec does not know
+    (``propertyNames``); ``openapi.field_extras`` merges them into the generated property."""
+
+
+class CardField(fields.String):
+    """One card in any accepted spelling; loads to the canonical code."""
+
+    def fast_check(self) -> FastCheck:
+        """A string the core's card parser takes: one of its spellings."""
+        return Member(frozenset(CARD_BY_SPELLING))
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": CARD_PATTERN, "description": CARD_DESCRIPTION}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return parse_card(text).code
+        except CardError as error:
+            message = N_("not a card: {reason}").format(reason=error.reason)
+            raise ValidationError(coded(message, error.code)) from None
+
+
+class TrumpField(fields.String):
+    """A trump suit in any accepted spelling, or null; loads to the canonical letter or None."""
+
+    def fast_check(self) -> FastCheck:
+        """A suit spelling (null is the field's ``allow_none``)."""
+        return Member(frozenset(SUIT_BY_SPELLING))
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"pattern": TRUMP_PATTERN, "description": TRUMP_DESCRIPTION}
+        super().__init__(allow_none=True, load_default=None, metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            suit = parse_suit(text)
+        except TrumpError:
+            raise ValidationError(
+                coded(
+                    N_("not a suit: expected one of S C H D ♠ ♣ ♥ ♦ (or П Т К Ч Б), or null"),
+                    "INVALID_TRUMP",
+                )
+            ) from None
+        assert suit is not None  # a str never parses to "no trump"
+        return suit.value
+
+
+def hand_field(**kwargs: Any) -> fields.List[str]:
+    """Exactly four cards (section 1); the same card may appear more than once."""
+    return fields.List(
+        CardField(),
+        validate=CountOf(
+            equal=HAND_SIZE, subject=N_("a hand holds"), items=N_("cards"), code="WRONG_HAND_SIZE"
+        ),
+        metadata={"description": f"Exactly {HAND_SIZE} cards, in any order."},
+        **kwargs,
+    )
+
+
+def player_field(**kwargs: Any) -> fields.String:
+    """A player id: any string of 1 to 64 characters chosen by the client."""
+    metadata = {"description": "A player id chosen by the client (1 to 64 characters)."}
+    metadata.update(kwargs.pop("metadata", {}))
+    return fields.String(
+        validate=validate.Length(min=PLAYER_MIN_LENGTH, max=PLAYER_MAX_LENGTH),
+        metadata=metadata,
+        **kwargs,
+    )
+
+
+def money_field(description: str, **kwargs: Any) -> fields.Integer:
+    """Chips (section 2): a JSON integer from 1 to 2^53-1; no floats, booleans or strings."""
+    return fields.Integer(
+        strict=True,
+        validate=validate.Range(min=1, max=MAX_MONEY),
+        metadata={"description": description},
+        **kwargs,
+    )
+
+
+class StrictBoolean(fields.Boolean):
+    """JSON ``true`` or ``false`` only (marshmallow's Boolean also takes "yes", 1, ...)."""
+
+    def fast_check(self) -> FastCheck:
+        return Identical((True, False))
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if value is True or value is False:
+            return value
+        raise ValidationError(N_("Not a valid boolean."))
+
+
+class Unique(validate.Validator):
+    """Every item of a list is different (JSON Schema ``uniqueItems``)."""
+
+    def fast_check(self) -> FastCheck:
+        return AllDifferent()
+
+    def __call__(self, value: list[Any]) -> list[Any]:
+        seen: set[Any] = set()
+        for item in value:
+            if item in seen:
+                raise ValidationError(
+                    coded(
+                        N_("must be distinct: {item} appears more than once").format(
+                            item=repr(item)
+                        ),
+                        "DUPLICATE_VALUE",
+                    )
+                )
+            seen.add(item)
+        return value
+
+
+class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
+    """``{player id: [4 cards]}``: errors point at ``/<player id>/<card index>``.
+
+    A plain ``fields.Dict`` would nest its errors under ``key``/``value``, which are not pointers.
+    """
+
+    def fast_check(self) -> FastCheck:
+        """At most ``max_players`` entries, each a player id (its length bounded) and a hand."""
+        return MappingCheck(self._max_players, PLAYER_MIN_LENGTH, PLAYER_MAX_LENGTH, self.hand)
+
+    def __init__(self, max_players: int, **kwargs: Any) -> None:
+        self._hand = hand_field()
+        self._max_players = max_players
+        metadata = {
+            "description": "Each showdown player's cards, by player id.",
+            "maxProperties": max_players,
+            "additionalProperties": {},  # replaced by the hand schema in openapi.field_extras
+            "json_schema": {
+                "propertyNames": {"minLength": PLAYER_MIN_LENGTH, "maxLength": PLAYER_MAX_LENGTH}
+            },
+        }
+        metadata.update(kwargs.pop("metadata", {}))
+        super().__init__(metadata=metadata, **kwargs)
+
+    @property
+    def hand(self) -> fields.List[str]:
+        return self._hand
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Any, **kwargs: Any
+    ) -> dict[str, list[str]]:
+        if not isinstance(value, Mapping):
+            raise ValidationError(N_("Not a valid mapping type."))
+        if len(value) > self._max_players:
+            raise ValidationError(
+                coded(
+                    N_("at most {max} hands, got {count}").format(
+                        max=self._max_players, count=len(value)
+                    ),
+                    "TOO_MANY_PLAYERS",
+                )
+            )
+        errors: dict[str, Any] = {}
+        hands: dict[str, list[str]] = {}
+        for player, cards in value.items():
+            if not PLAYER_MIN_LENGTH <= len(player) <= PLAYER_MAX_LENGTH:
+                errors[player] = [
+                    coded(
+                        N_("a player id has {min} to {max} characters, got {length}").format(
+                            min=PLAYER_MIN_LENGTH, max=PLAYER_MAX_LENGTH, length=len(player)
+                        ),
+                        "INVALID_PLAYER",
+                    )
+                ]
+                continue
+            try:
+                loaded = self._hand.deserialize(cards) or []
+                hands[player] = [c for c in loaded if c is not None]
+            except ValidationError as error:
+                errors[player] = error.messages
+        if errors:
+            raise ValidationError(errors)
+        return hands

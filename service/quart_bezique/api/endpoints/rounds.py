@@ -1,0 +1,88 @@
+"""``POST /v1/rounds/settle`` (docs/rules.md §10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart_bezique.api.contract.checks import check_for
+from quart_bezique.api.contract.operation import BODY_ERRORS, Operation
+from quart_bezique.api.contract.problems import rules_problem
+from quart_bezique.api.contract.schemas import SettleResponseSchema
+from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
+from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
+from quart_bezique.api.envelope import audit
+from quart_bezique.api.envelope.road import Handler, Judged
+from quart_bezique.game.errors import RulesError
+from quart_bezique.game.ruleset import RULESET
+from quart_bezique.game.settlement import settle_round
+from quart_bezique.wire import render
+from quart_bezique.wire.canonical import SETTLE_PATH
+
+SETTLE = Operation(
+    operation_id="settleRound",
+    summary="Settle a finished round",
+    tag="rounds",
+    description=(
+        "Replays the betting, scores the showdown hands and pays the pot out (docs/rules.md "
+        "§10): the uncontested winner takes it all; at a showdown the higher score takes it, a "
+        "tie splits it with the odd chip to the tied player first clockwise from the dealer's "
+        "left. "
+        "An invalid or unfinished round, or hands that do not match the showdown players, are "
+        "refused with 422 and a code (`ROUND_INVALID`, `ROUND_NOT_FINISHED`, `HANDS_MISMATCH`, "
+        "or a card, hand or shoe code)."
+    ),
+    request=lambda schemas: schemas.settle,
+    response=SettleResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "rules_example": {
+            **EXAMPLE_ROUND,
+            "trump": "H",
+            "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
+        },
+        "split_pot": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "open", "amount": 5},
+            ],
+            "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
+        },
+        "uncontested": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "fold"},
+            ],
+        },
+    },
+)
+
+
+def _settle_handler(resources: Resources) -> Handler:
+    def judge(body: Any) -> Judged:
+        try:
+            result = settle_round(
+                body["players"],
+                body["dealer"],
+                body["ante"],
+                body.get("actions", ()),
+                body.get("hands"),
+                trump=body.get("trump"),
+                minimum_stake=body.get("minimum_stake"),
+                maximum_stake=body.get("maximum_stake"),
+            )
+        except RulesError as error:  # the core roots its paths in this very body
+            raise rules_problem(error) from None
+        out = render.settlement(result)
+        out["ruleset"] = RULESET
+        return Judged(out)
+
+    return Handler(resources.schemas.settle(), check_for(resources.schemas.settle), judge)
+
+
+ENDPOINTS = (Endpoint("POST", SETTLE_PATH, SETTLE, handler=_settle_handler, audit=audit.SETTLE),)

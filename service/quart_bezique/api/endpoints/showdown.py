@@ -1,0 +1,69 @@
+"""``POST /v1/showdown`` (docs/rules.md §8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart_bezique.api.contract.checks import check_for
+from quart_bezique.api.contract.operation import BODY_ERRORS, Operation
+from quart_bezique.api.contract.problems import rules_problem
+from quart_bezique.api.contract.schemas import ShowdownResponseSchema
+from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
+from quart_bezique.api.envelope import audit
+from quart_bezique.api.envelope.road import Handler, Judged
+from quart_bezique.game.errors import PathElement, RulesError
+from quart_bezique.game.ruleset import RULESET
+from quart_bezique.game.showdown import compare_hands
+from quart_bezique.wire import render
+from quart_bezique.wire.canonical import SHOWDOWN_PATH
+
+SHOWDOWN = Operation(
+    operation_id="compareHands",
+    summary="Compare two hands",
+    tag="showdown",
+    description=(
+        "Scores both hands under the round's trump; the higher score wins, equal scores tie "
+        "(docs/rules.md §8). Two hands that one shoe cannot hold (some card more than 6 times "
+        "between them) are refused with 422 and code `SHOE_EXCEEDED`."
+    ),
+    request=lambda schemas: schemas.showdown,
+    response=ShowdownResponseSchema,
+    problems=BODY_ERRORS,
+    request_examples={
+        "marriage_vs_bezique": {
+            "trump": None,
+            "hands": [
+                {"player": "bob", "cards": ["KH", "QH", "KD", "10D"]},
+                {"player": "dan", "cards": ["QS", "JC", "KD", "JD"]},
+            ],
+        }
+    },
+)
+
+
+def _anchor(path: tuple[PathElement, ...]) -> tuple[PathElement, ...]:
+    """The core names a hand by its index (0 or 1), then a card index: point into the body."""
+    if path and isinstance(path[0], int):
+        hand, *rest = path
+        return ("hands", hand, "cards", *rest)
+    return ("hands", *path)
+
+
+def _showdown_handler(resources: Resources) -> Handler:
+    def judge(body: Any) -> Judged:
+        first, second = body["hands"]
+        try:
+            result = compare_hands(first["cards"], second["cards"], body.get("trump"))
+        except RulesError as error:
+            error.path = _anchor(error.path)
+            raise rules_problem(error) from None
+        out = render.showdown(result, (first["player"], second["player"]))
+        out["ruleset"] = RULESET
+        return Judged(out)
+
+    return Handler(resources.schemas.showdown(), check_for(resources.schemas.showdown), judge)
+
+
+ENDPOINTS = (
+    Endpoint("POST", SHOWDOWN_PATH, SHOWDOWN, handler=_showdown_handler, audit=audit.SHOWDOWN),
+)

@@ -1,0 +1,188 @@
+"""``quart-bezique``: adjudicate from the command line, check receipts and build digests.
+
+Exit codes (``ExitCode``): 0 a verdict (valid sequence, receipt verified, digest as expected);
+1 a verdict of "invalid" (illegal betting sequence, receipt refused, digest differs); 2 no
+verdict (bad usage, unreadable input, or input the rules refuse -- the API's 4xx -- with the
+API's error code). Input is judged by the API's own contract (``contract.py``). ``--json`` prints
+the HTTP API's answer (or problem document) on stdout; otherwise a short table, and errors on
+stderr, with every control character of the input shown escaped (``safe.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+import orjson
+
+from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED
+
+from . import checks, verdicts
+from .problems import CliError, ExitCode
+from .safe import shown_lines
+from .verdicts import Outcome
+
+PROG: Final = "quart-bezique"
+MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
+
+
+def _cards(values: Sequence[str]) -> list[str]:
+    """Cards as separate arguments or comma-separated (``KS QS`` or ``KS,QS``)."""
+    return [part for value in values for part in value.split(",") if part]
+
+
+def _read(path: str) -> bytes:
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read(MAX_INPUT_BYTES)
+        with open(path, "rb") as file:
+            return file.read(MAX_INPUT_BYTES)
+    except OSError as error:
+        raise CliError.input("INPUT_ERROR", f"{path}: {error.strerror}") from None
+
+
+def _json_file(path: str) -> Any:
+    """A JSON file that is not a request body (a record, a JWKS), read as strictly as the service
+    reads a body: a key repeated in one object is refused, never resolved."""
+    return verdicts.contract().parse_json_input(_read(path), path)
+
+
+def _body_file(path: str) -> Any:
+    """A request body, read as the service reads it (its size limit too)."""
+    return verdicts.read_body(_read(path), path)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Quart-Bezique adjudication (docs/rules.md), receipts and build digests "
+        "(docs/verification.md).",
+        epilog="exit codes: 0 verdict/valid, 1 invalid (illegal sequence, receipt refused, "
+        "digest differs), 2 usage or input error (the rules' error code is printed)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the API's JSON answer")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument(
+            "--json",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="print the API's JSON answer",
+        )
+        return sub
+
+    score = command("score", "score one hand (POST /v1/hands/score)")
+    score.add_argument("cards", nargs="+", help="four cards: KS QS JS JC or KS,QS,JS,JC")
+    score.add_argument("--trump", help="the trump suit (S C H D or a symbol)")
+
+    compare = command("compare", "compare two hands (POST /v1/showdown)")
+    compare.add_argument("first", help="the first hand, e.g. KS,QS,JS,JC")
+    compare.add_argument("second", help="the second hand")
+    compare.add_argument("--trump")
+    compare.add_argument(
+        "--players", nargs=2, default=("first", "second"), metavar=("FIRST", "SECOND")
+    )
+
+    for name, endpoint in (("validate", "/v1/betting/validate"), ("settle", "/v1/rounds/settle")):
+        sub = command(name, f"{name} a round (the body of POST {endpoint}; - for stdin)")
+        sub.add_argument("round", help="a JSON file")
+
+    odds = command("odds", "showdown odds of a hand (POST /v1/hands/odds)")
+    odds.add_argument("cards", nargs="+")
+    odds.add_argument("--trump")
+    odds.add_argument("--seen", nargs="*", default=[], help="cards known to be out of the shoe")
+    odds.add_argument("--opponents", type=int, default=1)
+    odds.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
+    odds.add_argument("--seed", type=int, default=DEFAULT_SEED)
+
+    verify = command("verify", "check a stored exchange against its Verdict-Receipt")
+    verify.add_argument("record", help="a JSON record: endpoint, request, response, receipt")
+    verify.add_argument("--jwks", required=True, help="the service's published JWKS (JSON)")
+    verify.add_argument("--ruleset", help="refuse receipts of another ruleset")
+    verify.add_argument("--build", help="refuse receipts of another build digest")
+
+    build = command(
+        "build-digest",
+        "the build digest of this installation or of a tree: every file that can run (sources, "
+        "bytecode, gunicorn.conf.py, the dependencies' files) and the Python version",
+    )
+    build.add_argument(
+        "--root", type=Path, help="a site-packages holding service/ and *.dist-info, in its venv"
+    )
+    build.add_argument("--manifest", action="store_true", help="print the canonical manifest")
+    build.add_argument("--expect", help="exit 1 unless the digest is this one")
+
+    command("jwks", "the JWKS of the signing keys the environment configures (SIGNING_KEY_FILE...)")
+    return parser
+
+
+def _run(args: argparse.Namespace) -> Outcome | bytes:
+    match args.command:
+        case "score":
+            return verdicts.score(_cards(args.cards), args.trump)
+        case "compare":
+            return verdicts.compare(
+                _cards([args.first]), _cards([args.second]), args.trump, tuple(args.players)
+            )
+        case "validate":
+            return verdicts.validate(_body_file(args.round))
+        case "settle":
+            return verdicts.settle(_body_file(args.round))
+        case "odds":
+            return verdicts.odds(
+                _cards(args.cards),
+                args.trump,
+                _cards(args.seen),
+                args.opponents,
+                args.samples,
+                args.seed,
+            )
+        case "verify":
+            return checks.verify(
+                _json_file(args.record),
+                _json_file(args.jwks),
+                ruleset=args.ruleset,
+                build=args.build,
+            )
+        case "build-digest":
+            if args.manifest:
+                return checks.manifest_bytes(args.root)
+            return checks.build_digest(args.root, expect=args.expect)
+        case "jwks":
+            return checks.jwks()
+    raise AssertionError(args.command)  # pragma: no cover - argparse allows no other
+
+
+def _write(data: bytes) -> None:
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; the return value is the exit status (``ExitCode``)."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit:  # argparse: --help (0) or a usage error (2)
+        return exit.code if isinstance(exit.code, int) else ExitCode.INPUT_ERROR
+    try:
+        outcome = _run(args)
+    except CliError as error:
+        if args.json:
+            _write(orjson.dumps(error.document) + b"\n")
+        else:
+            print(f"{PROG}: {error.human()}", file=sys.stderr)  # escaped (safe.py)
+        return ExitCode.INPUT_ERROR
+    if isinstance(outcome, bytes):  # the manifest: exactly the digested bytes, no newline
+        _write(outcome)
+        return ExitCode.OK
+    if args.json:  # the API's bytes, as orjson escapes them
+        _write(orjson.dumps(outcome.payload) + b"\n")
+    else:  # every untrusted value was escaped where it was put in; this is the last guard
+        _write((shown_lines(outcome.text) + "\n").encode())
+    return outcome.exit

@@ -1,0 +1,183 @@
+"""The adjudicating commands: each builds the request body the HTTP API would be sent, judges it
+as that endpoint does (its schema with the service's default limits, then the core), and renders
+the verdict both ways (the API's JSON answer, and a table for people).
+
+The JSON is the HTTP answer's: the same ``quart_bezique.wire.render`` functions plus
+``ruleset``, serialised by orjson as the API does, so ``--json`` prints the very bytes the
+service answers (and whose SHA-256 a receipt records). A refusal is the API's problem document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from quart_bezique import compare_hands, hand_odds, score_hand, settle_round, validate_betting
+from quart_bezique.game.cards import TrumpError
+from quart_bezique.game.errors import PathElement, RulesError
+from quart_bezique.game.ruleset import RULESET
+from quart_bezique.wire import render
+
+from . import human
+from .problems import ExitCode
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A verdict: the API's JSON payload, its human form, and the exit code it means."""
+
+    payload: Any
+    text: str
+    exit: ExitCode = ExitCode.OK
+
+
+def contract() -> ModuleType:
+    """``quart_bezique.cli.contract``, imported on first use: the schemas cost a command that only
+    prints a JWKS or a digest nothing."""
+    from . import contract as module
+
+    return module
+
+
+def read_body(data: bytes, where: str) -> Any:
+    """A request body read as the service reads it (``contract.read_body``)."""
+    return contract().read_body(data, where)
+
+
+def _judged(call: Callable[[], Any], anchor: Callable[[RulesError], RulesError]) -> Any:
+    """Run the core on an accepted body; its refusals are the API's 422, anchored as the API's
+    endpoint anchors them."""
+    try:
+        return call()
+    except RulesError as error:
+        raise contract().rules_refusal(anchor(error)) from None
+
+
+def _as_sent(error: RulesError) -> RulesError:
+    """The core roots its paths in the very body (betting, settlement, odds)."""
+    return error
+
+
+def _accepted(schema: Callable[[Any], type[Any]], body: Any) -> Any:
+    rules = contract()
+    return rules.accepted(schema(rules.SCHEMAS), body)
+
+
+def score(cards: Sequence[str], trump: str | None) -> Outcome:
+    """``POST /v1/hands/score``."""
+    body: dict[str, Any] = {"cards": list(cards)}
+    if trump is not None:
+        body["trump"] = trump
+    b = _accepted(lambda s: s.hand, body)
+
+    def anchor(error: RulesError) -> RulesError:
+        return error.at("trump" if isinstance(error, TrumpError) else "cards")
+
+    hand = _judged(lambda: score_hand(b["cards"], b.get("trump")), anchor)
+    payload = render.scored_hand(hand)
+    payload["ruleset"] = RULESET
+    return Outcome(payload, human.scored(hand, RULESET))
+
+
+def compare(
+    first: Sequence[str], second: Sequence[str], trump: str | None, players: Sequence[str]
+) -> Outcome:
+    """``POST /v1/showdown``."""
+    body: dict[str, Any] = {
+        "hands": [
+            {"player": player, "cards": list(cards)}
+            for player, cards in zip(players, (first, second), strict=True)
+        ]
+    }
+    if trump is not None:
+        body["trump"] = trump
+    b = _accepted(lambda s: s.showdown, body)
+    one, two = b["hands"]
+
+    def anchor(error: RulesError) -> RulesError:
+        """As the API's showdown endpoint: a hand's index then a card's."""
+        path: tuple[PathElement, ...] = error.path
+        if path and isinstance(path[0], int):
+            error.path = ("hands", path[0], "cards", *path[1:])
+        else:
+            error.path = ("hands", *path)
+        return error
+
+    result = _judged(lambda: compare_hands(one["cards"], two["cards"], b.get("trump")), anchor)
+    names = (one["player"], two["player"])
+    payload = render.showdown(result, names)
+    payload["ruleset"] = RULESET
+    return Outcome(payload, human.showdown(result, names, RULESET))
+
+
+def validate(body: Any) -> Outcome:
+    """``POST /v1/betting/validate``: an illegal sequence is a verdict, exit 1."""
+    b = _accepted(lambda s: s.betting, body)
+    result = _judged(
+        lambda: validate_betting(
+            b["players"],
+            b["dealer"],
+            b["ante"],
+            b.get("actions", ()),
+            b.get("minimum_stake"),
+            b.get("maximum_stake"),
+            trace=b.get("trace") is True,
+        ),
+        _as_sent,
+    )
+    payload = render.betting(result)
+    payload["ruleset"] = RULESET
+    status = ExitCode.OK if result.valid else ExitCode.REFUSED
+    return Outcome(payload, human.betting(result, RULESET), status)
+
+
+def settle(body: Any) -> Outcome:
+    """``POST /v1/rounds/settle``: a round that cannot be settled is refused (exit 2), as the
+    API refuses it with 422."""
+    b = _accepted(lambda s: s.settle, body)
+    result = _judged(
+        lambda: settle_round(
+            b["players"],
+            b["dealer"],
+            b["ante"],
+            b.get("actions", ()),
+            b.get("hands"),
+            trump=b.get("trump"),
+            minimum_stake=b.get("minimum_stake"),
+            maximum_stake=b.get("maximum_stake"),
+        ),
+        _as_sent,
+    )
+    payload = render.settlement(result)
+    payload["ruleset"] = RULESET
+    return Outcome(payload, human.settlement(result, RULESET))
+
+
+def odds(
+    cards: Sequence[str],
+    trump: str | None,
+    seen: Sequence[str],
+    opponents: int,
+    samples: int,
+    seed: int,
+) -> Outcome:
+    """``POST /v1/hands/odds``."""
+    body: dict[str, Any] = {
+        "cards": list(cards),
+        "seen": list(seen),
+        "opponents": opponents,
+        "samples": samples,
+        "seed": seed,
+    }
+    if trump is not None:
+        body["trump"] = trump
+    b = contract().loaded(contract().SCHEMAS.odds, body)  # the odds endpoint always loads
+    result = _judged(
+        lambda: hand_odds(
+            b["cards"], b["trump"], b["seen"], b["opponents"], samples=b["samples"], seed=b["seed"]
+        ),
+        _as_sent,
+    )
+    return Outcome(render.odds(result), human.odds(result, RULESET))
