@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import pytest
 from quart_bezique.integrity import installed_root
+from quart_bezique.integrity.manifest import config_of
 
 from scripts.harness.ports import LOOPBACK, free_port
 from scripts.harness.server import server_env
@@ -96,11 +97,11 @@ def test_a_swapped_pyc_runs_under_gunicorn_and_moves_the_served_digest(tmp_path:
         app / "quart_bezique",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
-    shutil.copy2(installed_root() / "gunicorn.conf.py", app / "gunicorn.conf.py")
+    shutil.copy2(config_of(installed_root()), app / "gunicorn.conf.py")
     assert compileall.compile_dir(app, quiet=1)  # the bytecode pip would have written
     honest, honest_scores = _serve(app, tmp_path / "honest.log")
     assert (
-        honest["manifest"]["files"]["service/quart_bezique/wire/render.py"]
+        honest["manifest"]["files"]["quart_bezique/wire/render.py"]
         == hashlib.sha256((app / RENDER).read_bytes()).hexdigest()
     )
 
