@@ -25,29 +25,30 @@
 | LIMIT_REQUEST_FIELD_SIZE  | 8190           | longest header field (bigger: 431)            |
 | PROMETHEUS_MULTIPROC_DIR  | (fresh, /tmp)  | where workers keep their metrics (see below)  |
 | HEAD_READ_TIMEOUT, HEAD_MAX_BYTES, SEND_TIMEOUT, CLOSE_DRAIN_BYTES, CLOSE_DRAIN_TIMEOUT: the   |
-| connection limits of the head-first worker (``service/quart_bezique/server/limits.py``)                      |
+| connection limits of the head-first worker (``service/quart_bezique/server/limits.py``)       |
 
-The worker class is ``quart_bezique.server.worker.HeadFirstWorker``: gunicorn's gthread, except that a
-connection only gets a thread once its request head is complete, answers are sent with a time
-limit and an answer that leaves request bytes unread closes the connection honestly (see its
+The worker class is ``quart_bezique.server.worker.HeadFirstWorker``: gunicorn's gthread, except
+that a connection only gets a thread once its request head is complete, answers are sent with a
+time limit and an answer that leaves request bytes unread closes the connection honestly (see its
 docstring). ``GUNICORN_WORKER_CLASS=gthread`` restores the stock worker, which a few idle or slow
 connections can stall (``docs/operations.md``, "Slow clients").
 
 The application's own settings (MAX_BODY_BYTES, MAX_BATCH_HANDS, MAX_ACTIONS, API_KEYS, ...) are
-read by ``service/quart_bezique/api/config.py``. SIGTERM stops in two steps (``service/quart_bezique/server/drain.py``): for
-GUNICORN_DRAIN_SECONDS the server keeps accepting and serving while ``/readyz`` answers 503 and
-every answer says ``Connection: close``, so that load balancers take it out of rotation and
-kept-alive clients move away before anything is refused; then gunicorn's graceful stop: the
-listener closes and workers finish their in-flight requests (up to GUNICORN_GRACEFUL_TIMEOUT).
+read by ``service/quart_bezique/api/config.py``. SIGTERM stops in two steps
+(``service/quart_bezique/server/drain.py``): for GUNICORN_DRAIN_SECONDS the server keeps accepting
+and serving while ``/readyz`` answers 503 and every answer says ``Connection: close``, so that load
+balancers take it out of rotation and kept-alive clients move away before anything is refused; then
+gunicorn's graceful stop: the listener closes and workers finish their in-flight requests (up to
+GUNICORN_GRACEFUL_TIMEOUT).
 
-Metrics (``GET /metrics``, ``service/quart_bezique/api/envelope/metrics.py``): every worker writes its counts to
-memory-mapped files in one directory that a scrape sums. Unless PROMETHEUS_MULTIPROC_DIR names one,
-the master creates a fresh private directory under ``$TMPDIR`` (``/tmp``: the only writable place
-in the container, an in-memory ``emptyDir`` in Kubernetes) and removes it on exit. A directory
-named by the operator is emptied of old ``*.db`` files at start (counts from a previous run must
-not be summed in): give each master its own. ``child_exit`` tells the client library a worker is
-gone; ``worker_exit`` writes a stopping worker's last tallies. Loading this file twice in one
-master (``SIGHUP``) keeps the directory.
+Metrics (``GET /metrics``, ``service/quart_bezique/api/envelope/metrics.py``): every worker writes
+its counts to memory-mapped files in one directory that a scrape sums. Unless
+PROMETHEUS_MULTIPROC_DIR names one, the master creates a fresh private directory under ``$TMPDIR``
+(``/tmp``: the only writable place in the container, an in-memory ``emptyDir`` in Kubernetes) and
+removes it on exit. A directory named by the operator is emptied of old ``*.db`` files at start
+(counts from a previous run must not be summed in): give each master its own. ``child_exit`` tells
+the client library a worker is gone; ``worker_exit`` writes a stopping worker's last tallies.
+Loading this file twice in one master (``SIGHUP``) keeps the directory.
 
 No server banner: gunicorn's ``Server`` header says ``quart-bezique``, not ``gunicorn`` (gunicorn
 has not sent its version since 20.0; this removes the product name as well).
@@ -63,10 +64,9 @@ import signal
 import tempfile
 from typing import Any
 
-import gunicorn.http.wsgi  # type: ignore[import-untyped]
-
 from quart_bezique.api.envelope import sink as audit_sink
 from quart_bezique.server import drain
+from quart_bezique.server.gunicorn_internals import name_server
 from quart_bezique.server.limits import ConnectionLimits, LimitError
 
 
@@ -121,7 +121,8 @@ limit_request_field_size = _int("LIMIT_REQUEST_FIELD_SIZE", 8190)
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG", "").strip() or None
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "").strip().lower() or "info"
-# Every log line through a bounded buffer and a writer thread, cleaned (service/quart_bezique/server/errorlog.py).
+# Every log line through a bounded buffer and a writer thread, cleaned
+# (service/quart_bezique/server/errorlog.py).
 logger_class = "quart_bezique.server.errorlog.ServerLogger"
 # No SCRIPT_NAME or PATH_INFO from request headers, even from a trusted peer: dropped (header_map).
 forwarder_headers = ""
@@ -132,7 +133,7 @@ control_socket_disable = not _flag("GUNICORN_CONTROL_SOCKET", False)
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 
 SERVER_NAME = "quart-bezique"
-gunicorn.http.wsgi.SERVER = SERVER_NAME  # the Server header of every answer (no banner)
+name_server(SERVER_NAME)  # the Server header of every answer (no banner)
 
 _METRICS_ENV = "PROMETHEUS_MULTIPROC_DIR"
 _METRICS_OWNER_ENV = "QUART_BEZIQUE_METRICS_DIR_OWNER"

@@ -1,12 +1,14 @@
 """``service/quart_bezique/server/gunicorn_internals.py`` on the installed gunicorn: every gthread
 method the adapter overrides or calls still exists with the parameters it passes, gthread still
-calls each hook where the worker expects it, and the connection, parser and request internals still
-behave as the worker relies on (checked on real sockets). An upgrade that changes one fails here, by
-name, rather than in a served request."""
+calls each hook where the worker expects it, the connection, parser, request and body internals
+still behave as the server relies on (checked on real sockets), and so do the logger class, its
+handlers' mark and the ``Server`` header. An upgrade that changes one fails here, by name, rather
+than in a served request."""
 
 from __future__ import annotations
 
 import inspect
+import logging
 import selectors
 import socket
 from collections.abc import Callable, Iterator
@@ -17,8 +19,10 @@ from typing import Any
 import pytest
 from gunicorn.arbiter import Arbiter  # type: ignore[import-untyped]
 from gunicorn.config import Config  # type: ignore[import-untyped]
-from gunicorn.glogging import Logger  # type: ignore[import-untyped]
+from gunicorn.glogging import Logger, SafeAtoms  # type: ignore[import-untyped]
 from gunicorn.http import wsgi  # type: ignore[import-untyped]
+from gunicorn.http.body import ChunkedReader, LengthReader  # type: ignore[import-untyped]
+from gunicorn.http.errors import InvalidChunkSize, NoMoreData  # type: ignore[import-untyped]
 from gunicorn.workers.base import Worker  # type: ignore[import-untyped]
 from gunicorn.workers.gthread import ThreadWorker  # type: ignore[import-untyped]
 from quart_bezique.server import gunicorn_internals as gi
@@ -50,6 +54,10 @@ CALLED = [
     (ThreadWorker.set_accept_enabled, "_accepting", "set_accept_enabled records the state"),
     (ThreadWorker.enqueue_req, "handle", "a queued connection is handled on the pool"),
     (ThreadWorker.enqueue_req, "finish_request", "then finished on the poller's thread"),
+    (Logger.access, "atoms_wrapper_class", "the access log wraps its atoms in the class's wrapper"),
+    (Logger.setup, "error_fmt", "the error log is formatted with the class's error_fmt"),
+    (Logger.setup, "datefmt", "and its datefmt"),
+    (wsgi.Response.__init__, "SERVER", "a response takes its Server header from wsgi.SERVER"),
 ]
 """(gunicorn function, name its code uses, why the adapter relies on it)."""
 HEAD = (
@@ -328,9 +336,17 @@ def test_a_head_too_large_is_answered_431_and_others_400(
     assert theirs.recv(100).startswith(b"HTTP/1.1 431 Request Header Fields Too Large\r\n")
 
 
-def test_client_gone_names_gunicorns_end_of_data() -> None:
-    from gunicorn.http.errors import NoMoreData  # type: ignore[import-untyped]
+def test_a_request_line_too_long_is_answered_414(
+    worker: Probe, sockets: Callable[[], tuple[socket.socket, socket.socket]]
+) -> None:
+    ours, theirs = sockets()
+    worker.answer_error(None, connection(ours), gi.line_too_long(9000, 4094))
+    answer = theirs.recv(1000)
+    assert answer.startswith(b"HTTP/1.1 414 URI Too Long\r\n"), answer[:40]
+    assert b"(9000 &gt; 4094)" in answer, "gunicorn's page names the length seen and the limit"
 
+
+def test_client_gone_names_gunicorns_end_of_data() -> None:
     assert NoMoreData in gi.CLIENT_GONE and StopIteration in gi.CLIENT_GONE
     assert isinstance(gi.STOP_LINGER, int | float) and gi.STOP_LINGER > 0
 
@@ -341,3 +357,105 @@ def test_a_closed_socket_is_released(
     ours, _ = sockets()
     gi.close_socket(ours)
     assert ours.fileno() == -1
+
+
+# --- request bodies -----------------------------------------------------------------------------
+
+
+def test_the_body_readers_are_gunicorns() -> None:
+    assert gi.ChunkedBody is ChunkedReader and gi.SizedBody is LengthReader
+
+
+def test_a_sized_body_counts_down_and_reads_through_the_buffer(
+    sockets: Callable[[], tuple[socket.socket, socket.socket]],
+) -> None:
+    """What ``settle.py`` relies on: ``length`` is what is left (lowering it marks bytes read), and
+    the bytes past the head wait in ``unreader`` (taken and given back)."""
+    req = gi.next_request(connection(sockets()[0], HEAD + b"abcdeGET"))
+    reader = req.body.reader
+    assert isinstance(reader, gi.SizedBody) and reader.length == 5
+    assert reader.unreader.take_buffered() == b"abcdeGET"
+    reader.length -= 5  # the body taken off the buffer, as settle.py does
+    reader.unreader.unread(b"GET")
+    assert req.body.read(10) == b"", "nothing left to read once length is 0"
+    assert reader.unreader.take_buffered() == b"GET", "what was given back stays for the parser"
+    assert req.body.failed is False
+
+
+def test_a_chunked_body_drops_its_parser_once_read(
+    sockets: Callable[[], tuple[socket.socket, socket.socket]],
+) -> None:
+    head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    req = gi.next_request(connection(sockets()[0], head + b"3\r\nabc\r\n0\r\n\r\n"))
+    reader = req.body.reader
+    assert isinstance(reader, gi.ChunkedBody) and reader.parser is not None
+    assert req.body.read(100) == b"abc"
+    assert reader.parser is None, "what settle.py reads as: the body is read to its end"
+
+
+def test_a_body_whose_read_raised_says_failed(
+    sockets: Callable[[], tuple[socket.socket, socket.socket]],
+) -> None:
+    head = b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+    req = gi.next_request(connection(sockets()[0], head + b"zz\r\nabc\r\n"))
+    assert req.body.failed is False
+    with pytest.raises(InvalidChunkSize):
+        req.body.read(100)
+    assert req.body.failed is True
+
+
+# --- the Server header --------------------------------------------------------------------------
+
+
+def test_the_server_header_is_the_module_attribute_a_response_reads(
+    monkeypatch: pytest.MonkeyPatch, sockets: Callable[[], tuple[socket.socket, socket.socket]]
+) -> None:
+    assert isinstance(wsgi.SERVER, str), "gunicorn.http.wsgi.SERVER is gone"
+    assert "self.version = SERVER" in inspect.getsource(wsgi.Response.__init__)
+    assert wsgi.Response.__init__.__globals__ is vars(wsgi), "read from wsgi's globals"
+    assert '"Server: %s\\r\\n" % self.version' in inspect.getsource(wsgi.Response.default_headers)
+    monkeypatch.setattr(wsgi, "SERVER", wsgi.SERVER)  # restored after the test
+    gi.name_server("a-name-of-ours")
+    ours, _ = sockets()
+    response = wsgi.Response(gi.next_request(connection(ours)), ours, Config())
+    response.response_length = 0
+    assert "Server: a-name-of-ours\r\n" in response.default_headers()
+
+
+# --- the logger ---------------------------------------------------------------------------------
+
+
+def test_the_logger_classes_are_gunicorns() -> None:
+    assert gi.GunicornLogger is Logger and gi.AccessAtoms is SafeAtoms
+    assert Logger.atoms_wrapper_class is SafeAtoms
+    assert tuple(inspect.signature(Logger.setup).parameters) == ("self", "cfg")
+    assert isinstance(Logger.error_fmt, str) and isinstance(Logger.datefmt, str)
+
+
+def test_the_access_atoms_read_a_dash_for_a_missing_one() -> None:
+    atoms = gi.AccessAtoms({"r": "GET / HTTP/1.1", "{user-agent}i": "curl"})
+    assert isinstance(atoms, dict)
+    assert (atoms["r"], atoms["{User-Agent}i"], atoms["missing"]) == ("GET / HTTP/1.1", "curl", "-")
+
+
+def test_gunicorn_marks_its_handlers_and_its_setup_replaces_the_marked() -> None:
+    """``errorlog.ServerLogger`` marks the handlers it puts in place of gunicorn's, so that a
+    reload's ``setup`` replaces them as it replaces its own, and leaves the others."""
+    cfg = Config()
+    logger = gi.GunicornLogger(cfg)
+    assert isinstance(logger.error_log, logging.Logger)
+    assert isinstance(logger.access_log, logging.Logger)
+    marked_by_gunicorn = [h for h in logger.error_log.handlers if gi.is_gunicorns(h)]
+    assert [type(h) for h in marked_by_gunicorn] == [logging.StreamHandler], "its handler of '-'"
+    ours, marked = logging.NullHandler(), logging.NullHandler()
+    gi.mark_as_gunicorns(marked)
+    assert gi.is_gunicorns(marked) and not gi.is_gunicorns(ours)
+    logger.error_log.addHandler(ours)
+    logger.error_log.addHandler(marked)
+    try:
+        logger.setup(cfg)
+        assert ours in logger.error_log.handlers, "a handler not marked is left in place"
+        assert marked not in logger.error_log.handlers, "a marked one is dropped"
+    finally:
+        logger.error_log.removeHandler(ours)
+        logger.error_log.removeHandler(marked)

@@ -26,7 +26,12 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
-from gunicorn.glogging import Logger, SafeAtoms  # type: ignore[import-untyped]
+from quart_bezique.server.gunicorn_internals import (
+    AccessAtoms,
+    GunicornLogger,
+    is_gunicorns,
+    mark_as_gunicorns,
+)
 
 CAPACITY: Final = 256 * 1024
 """Bytes of lines that may wait for one descriptor, per process; more are dropped."""
@@ -173,7 +178,7 @@ class _CleanMapping(dict[str, object]):
         return self.redactor.argument(super().__getitem__(key))
 
 
-class CleanAtoms(SafeAtoms):  # type: ignore[misc]
+class CleanAtoms(AccessAtoms):  # type: ignore[misc]
     """The access log's atoms (request line, headers, environ...), each cleaned when the format
     reads it: only the few the format names are cleaned, not every header and environ entry."""
 
@@ -359,7 +364,7 @@ def configured_keys(environ: Mapping[str, str]) -> list[str]:
     return [key for key in keys if key and not key.startswith("#")]
 
 
-class ServerLogger(Logger):  # type: ignore[misc]
+class ServerLogger(GunicornLogger):  # type: ignore[misc]
     """gunicorn's ``logger_class``: its handlers for ``-`` (stderr, and stdout for the access
     log) become ``QueueHandler``s, the app's loggers (the root logger) write through one too, and
     every handler cleans each record. Files and syslog keep gunicorn's own handlers, cleaned."""
@@ -374,7 +379,7 @@ class ServerLogger(Logger):  # type: ignore[misc]
         cleaning = CleaningFilter(redactor)
         for log in (self.error_log, self.access_log):
             for handler in list(log.handlers):
-                if not getattr(handler, "_gunicorn", False):
+                if not is_gunicorns(handler):
                     continue
                 replacement = _queued(handler)
                 if replacement is not None:
@@ -405,5 +410,5 @@ def _queued(handler: logging.Handler) -> QueueHandler | None:
         return None
     replacement = QueueHandler(queue_for(fd))
     replacement.setFormatter(handler.formatter)
-    replacement._gunicorn = True  # type: ignore[attr-defined]  # replaced on the next setup
+    mark_as_gunicorns(replacement)  # replaced on the next setup
     return replacement

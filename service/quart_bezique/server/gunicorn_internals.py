@@ -1,16 +1,17 @@
-"""gunicorn's undocumented internals the worker (``worker.py``) builds on, each named here once.
+"""gunicorn's undocumented internals the server builds on, each named here once.
 
 gunicorn documents its settings and how to pick a worker class, not the classes a worker extends.
-The worker relies on gthread's ``ThreadWorker`` calling some of its methods at given moments (the
-hooks of ``GthreadWorker``), on what it keeps (its connection count, its poller), on its
-connection class ``TConn``, and on the HTTP parser's read-ahead buffer and request objects.
-``worker.py`` reaches them only through this module, under names of ours;
-``tests/adapters/test_gunicorn_internals.py`` checks each one on the installed gunicorn (pinned
-``>=27.0,<28``), so an upgrade that moves one fails there, by name, not in a served request.
+The worker (``worker.py``) relies on gthread's ``ThreadWorker`` calling some of its methods at given
+moments (the hooks of ``GthreadWorker``), on its connection class, its parser's read-ahead buffer
+and request objects; ``settle.py`` on the body readers, ``head.py`` on the refusals of a request
+head, ``errorlog.py`` on the logger class, ``gunicorn.conf.py`` on the ``Server`` header. They reach
+them only through this module; ``tests/adapters/test_gunicorn_internals.py`` checks each one on the
+installed gunicorn (pinned ``>=27.0,<28``): an upgrade that moves one fails there, by name.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import socket
 from collections.abc import Callable
@@ -18,8 +19,14 @@ from concurrent.futures import Future
 from typing import Any, Final, Protocol
 
 from gunicorn import http, util  # type: ignore[import-untyped]
+from gunicorn.glogging import Logger, SafeAtoms  # type: ignore[import-untyped]
+from gunicorn.http import wsgi as http_wsgi  # type: ignore[import-untyped]
 from gunicorn.http.body import ChunkedReader, LengthReader  # type: ignore[import-untyped]
-from gunicorn.http.errors import LimitRequestHeaders, NoMoreData  # type: ignore[import-untyped]
+from gunicorn.http.errors import (  # type: ignore[import-untyped]
+    LimitRequestHeaders,
+    LimitRequestLine,
+    NoMoreData,
+)
 from gunicorn.workers.gthread import (  # type: ignore[import-untyped]
     STOP_KEEPALIVE_LINGER,
     TConn,
@@ -138,6 +145,13 @@ def head_too_large(message: str) -> Exception:
     return error
 
 
+def line_too_long(length: int, limit: int) -> Exception:
+    """The refusal ``answer_error`` turns into gunicorn's 414 page (request line too long), as
+    gunicorn's parser raises it: ``length`` bytes seen, ``limit`` allowed."""
+    error: Exception = LimitRequestLine(length, limit)
+    return error
+
+
 def close_socket(sock: Any) -> None:
     """Close quietly, as gthread does."""
     util.close(sock)
@@ -146,6 +160,45 @@ def close_socket(sock: Any) -> None:
 def plain_http1_only(cfg: Any) -> bool:
     """Whether the settings leave TLS and HTTP/2 off."""
     return not cfg.is_ssl and "h2" not in cfg.http_protocols and cfg.http2_cleartext == "off"
+
+
+# --- request bodies -----------------------------------------------------------------------------
+
+ChunkedBody: Final = ChunkedReader
+"""The reader of a chunked body (a request's ``body.reader``); its ``parser`` is None once the
+last chunk has been read. (The body itself says ``failed`` once a read of it raised.)"""
+SizedBody: Final = LengthReader
+"""The reader of a body of declared length: ``length``, the bytes not read yet, and ``unreader``,
+the connection's read-ahead buffer (``take_buffered``, ``unread``)."""
+
+
+# --- the answer's Server header -----------------------------------------------------------------
+
+
+def name_server(name: str) -> None:
+    """Make ``name`` the ``Server`` header of every answer gunicorn writes from now on (in this
+    process and those it forks): each response takes it from its module's ``SERVER`` when made."""
+    http_wsgi.SERVER = name
+
+
+# --- the logger ---------------------------------------------------------------------------------
+
+GunicornLogger: Final = Logger
+"""gunicorn's ``logger_class``: ``setup(cfg)`` (run again on a reload) makes the handlers of its
+``error_log`` and ``access_log``, the error log's formatted with ``error_fmt`` and ``datefmt``;
+``access`` wraps each line's atoms in its class's ``atoms_wrapper_class``."""
+AccessAtoms: Final = SafeAtoms
+"""gunicorn's ``atoms_wrapper_class``: a dict of the access log's atoms, ``-`` for a missing one."""
+
+
+def is_gunicorns(handler: logging.Handler) -> bool:
+    """Whether ``handler`` is marked as gunicorn's own (its logger's ``setup`` removes those)."""
+    return bool(getattr(handler, "_gunicorn", False))
+
+
+def mark_as_gunicorns(handler: logging.Handler) -> None:
+    """Mark ``handler`` as gunicorn's own: the logger's next ``setup`` (a reload) removes it."""
+    setattr(handler, "_gunicorn", True)  # noqa: B010  # not a Handler field
 
 
 # --- the worker ---------------------------------------------------------------------------------

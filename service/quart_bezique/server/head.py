@@ -9,10 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gunicorn.http.errors import (  # type: ignore[import-untyped]
-    LimitRequestHeaders,
-    LimitRequestLine,
-)
+from quart_bezique.server.gunicorn_internals import head_too_large, line_too_long
 
 HEAD_END = b"\r\n\r\n"
 
@@ -42,7 +39,7 @@ def overflow(head: bytes | bytearray, max_bytes: int, cfg: Any) -> Exception | N
     limit = line_limit(cfg)
     line_end = head.find(b"\r\n", 0, limit + 3)
     if line_end < 0 and len(head) > limit + 2:
-        return LimitRequestLine(len(head), limit)  # type: ignore[no-any-return]
+        return line_too_long(len(head), limit)
     if len(head) > max_bytes:
-        return LimitRequestHeaders(f"request head over {max_bytes} bytes")  # type: ignore[no-any-return]
+        return head_too_large(f"request head over {max_bytes} bytes")
     return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import socket
 from typing import Any
 
-from gunicorn.http.body import ChunkedReader, LengthReader  # type: ignore[import-untyped]
+from quart_bezique.server.gunicorn_internals import ChunkedBody, SizedBody
 
 SETTLE_MAX_BYTES = 64 * 1024
 """Most unread body bytes discarded to keep a connection: more is not worth a thread's time."""
@@ -27,9 +27,9 @@ def settle_body(req: Any, sock: socket.socket) -> bool:
     if getattr(body, "failed", False):
         return False  # a read raised: where the next request starts is unknown
     reader = body.reader
-    if isinstance(reader, ChunkedReader):
+    if isinstance(reader, ChunkedBody):
         return reader.parser is None
-    if not isinstance(reader, LengthReader):
+    if not isinstance(reader, SizedBody):
         return False
     if reader.length > SETTLE_MAX_BYTES:
         return False
