@@ -22,8 +22,8 @@ from quart_bezique.api.endpoints.endpoint import Resources, Spec, serve
 from quart_bezique.api.endpoints.health import AUDIT_LAGGING
 from quart_bezique.api.envelope import metrics, middleware
 from quart_bezique.api.envelope.auth import ApiKeys
+from quart_bezique.api.envelope.flask_dispatch import ResolvedFlask
 from quart_bezique.api.envelope.middleware import Sink
-from quart_bezique.api.envelope.routes import ResolvedFlask
 from quart_bezique.api.envelope.sink import AuditSink
 from quart_bezique.api.registry import ENDPOINTS
 from quart_bezique.game.odds import ensure_odds_tables

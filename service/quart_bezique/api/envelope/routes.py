@@ -5,8 +5,8 @@ road and the view Flask runs must all describe the same route. Decided apart, th
 ``/v1/`` prefix test on the raw path while Werkzeug routes ``/%2Fv1/hands/score`` (``PATH_INFO``
 ``//v1/hands/score``) to the score endpoint gives a verdict without a key, audited as ``unmatched``.
 So the envelope resolves each request once, with the app's own strict URL map (one spelling per
-route, no redirects), and Flask dispatches on that result (``ResolvedFlask``): there is no second
-opinion to disagree with. Fail closed: with API keys configured, every request that does not
+route, no redirects), and Flask dispatches on that result (``flask_dispatch.py``): there is no
+second opinion to disagree with. Fail closed: with API keys configured, every request that does not
 resolve to an open route (outside ``/v1``) needs a key, unknown paths included.
 """
 
@@ -16,20 +16,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from flask import Flask
-from flask.ctx import RequestContext
 from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, RequestRedirect, Rule
 
 from quart_bezique.api.envelope.audit import PLAIN, Kind
+
+# Re-exported: the envelope leaves each request's ``Resolution`` under this key.
+from quart_bezique.api.envelope.flask_dispatch import RESOLUTION_KEY as RESOLUTION_KEY
+from quart_bezique.api.envelope.flask_dispatch import StrictMap
 
 if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
     from quart_bezique.api.envelope.road import Road
 
-RESOLUTION_KEY: Final = "quart_bezique.resolution"
-"""Where the envelope leaves its ``Resolution`` in the WSGI environ for Flask to dispatch on."""
 PROTECTED_PREFIX: Final = "/v1/"
 UNMATCHED: Final = "unmatched"
 STATIC: Final = "/static"
@@ -167,38 +167,3 @@ def _page_of(template: str, pages: Mapping[str, str]) -> str | None:
         if template == page or template.startswith(page + STATIC + "/"):
             return page
     return None
-
-
-class StrictMap(Map):
-    """A URL map that neither merges slashes nor redirects: one spelling per route. A path not
-    spelled exactly like a route is not that route (404), and the service never answers with a
-    redirect, whose ``Location`` Werkzeug would build from the client's ``Host`` header."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("merge_slashes", False)
-        kwargs.setdefault("strict_slashes", True)
-        kwargs.setdefault("redirect_defaults", False)
-        super().__init__(*args, **kwargs)
-
-
-class ResolvedRequestContext(RequestContext):
-    """Flask's request context, dispatching on the envelope's resolution instead of matching."""
-
-    def match_request(self) -> None:
-        resolution: Resolution | None = self.request.environ.get(RESOLUTION_KEY)
-        if resolution is None:  # called without the envelope (a bare ``app.wsgi_app``)
-            super().match_request()
-        elif resolution.error is not None:
-            self.request.routing_exception = resolution.error
-        else:
-            self.request.url_rule = resolution.rule
-            self.request.view_args = dict(resolution.args)
-
-
-class ResolvedFlask(Flask):
-    """The service's Flask: its requests are dispatched on the envelope's one route match."""
-
-    url_map_class = StrictMap
-
-    def request_context(self, environ: WSGIEnvironment) -> RequestContext:
-        return ResolvedRequestContext(self, environ)
