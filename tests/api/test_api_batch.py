@@ -175,6 +175,7 @@ def test_default_is_breakdown(client: FlaskClient) -> None:
     assert client.post(BATCH, json={"hands": batch}).get_data() == reference_body(batch, True)
 
 
+@pytest.mark.slow  # exhaustive: 87,750 hands through the app
 def test_every_distinct_hand_under_every_trump(client: FlaskClient) -> None:
     codes = sorted({c.code for c in CARD_BY_SPELLING.values()})
     batch = [

@@ -192,6 +192,7 @@ def missing_after_stop(server: Server, accepted: list[str]) -> tuple[int, list[s
     return status, [rid for rid in accepted if rid not in recorded], server.stderr.read_bytes()
 
 
+@pytest.mark.slow  # a real server stopped under a stream of verdicts
 def test_read_above_the_stated_minimum_every_verdict_keeps_its_line(
     start: list[Server], tmp_path: Path
 ) -> None:
@@ -208,6 +209,7 @@ def test_read_above_the_stated_minimum_every_verdict_keeps_its_line(
     assert refused, "the buffers never refused: not bounded by what the reader can take"
 
 
+@pytest.mark.slow  # a real server stopped under a stream of verdicts
 def test_read_below_the_stated_minimum_the_stop_fails_loudly(
     start: list[Server], tmp_path: Path
 ) -> None:
