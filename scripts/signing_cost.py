@@ -32,13 +32,13 @@ from cryptography.hazmat.primitives.serialization import (
 )
 from quart_bezique.api.app import create_app
 from quart_bezique.api.config import Config
-from quart_bezique.api.envelope.audit import fd_sink
 from quart_bezique.integrity import build_digest
 from quart_bezique.receipts import Keyring, Signer, SigningKey, thumbprint
 
 from scripts.harness.ports import free_port
 from scripts.harness.procfs import CLK_TCK
 from scripts.harness.server import GunicornServer, server_env
+from scripts.harness.sinks import fd_sink
 from scripts.loadtest.envelope_cost import Wsgi, bodies, cpu_us
 
 TARGET = 1.35

@@ -34,8 +34,9 @@ import orjson
 from quart_bezique.api.app import create_app
 from quart_bezique.api.config import Config
 from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
-from quart_bezique.api.envelope.audit import fd_sink
 from quart_bezique.game.betting import validate_betting
+
+from scripts.harness.sinks import fd_sink
 
 CODES = [r + s for s in "SCHD" for r in ("A", "K", "Q", "J", "10", "9")]
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]

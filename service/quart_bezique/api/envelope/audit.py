@@ -196,16 +196,3 @@ def line(fields: dict[str, Any]) -> bytes:
     if data.isascii() and b"\x7f" not in data:
         return data
     return _UNSAFE.sub(_escape, data)
-
-
-def fd_sink(fd: int) -> Callable[[bytes], None]:
-    """Write each line with one blocking ``write(2)`` on the caller's thread. Not for serving:
-    a reader that stops reading would block every request (the service uses ``sink.AuditSink``);
-    kept for measuring the envelope's own cost without a writer thread."""
-
-    def write(data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-
-    return write
