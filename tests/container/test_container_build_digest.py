@@ -93,7 +93,7 @@ def site_packages(image: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         docker("rm", name)
     (found,) = (destination / "venv" / "lib").glob("python3.*/site-packages")
-    assert (found / "service" / "__init__.py").is_file()
+    assert (found / "quart_bezique" / "__init__.py").is_file()
     assert (destination / "venv" / "pyvenv.cfg").is_file()
     assert list(found.glob("quart_bezique-*.dist-info")), "a regular install: metadata beside it"
     return found
@@ -124,7 +124,7 @@ def test_the_served_build_is_recomputed_on_the_host_from_the_image_files(
 def test_the_image_bytecode_is_compiled_unchecked_hash(site_packages: Path) -> None:
     """The Dockerfile compiles every module itself (pip compiles nothing): hash-based bytecode
     the interpreter runs without looking at the source or at file times."""
-    pycs = list((site_packages / "service").rglob("__pycache__/*.pyc"))
+    pycs = list((site_packages / "quart_bezique").rglob("__pycache__/*.pyc"))
     pycs += list((site_packages / "flask").rglob("__pycache__/*.pyc"))
     assert len(pycs) > 50
     flags = {int.from_bytes(p.read_bytes()[4:8], "little") for p in pycs}
@@ -137,7 +137,7 @@ def test_a_changed_file_in_the_copy_changes_the_digest(
     """The comparison above could fail: one byte added to a rules file moves the digest."""
     altered = _copy(site_packages, tmp_path)
     assert cli("build-digest", "--root", str(altered), "--expect", served_build)[0] == 0
-    scoring = altered / "service" / "game" / "scoring.py"
+    scoring = altered / "quart_bezique" / "game" / "scoring.py"
     scoring.write_bytes(scoring.read_bytes() + b"\n")
     code, answer = cli("build-digest", "--root", str(altered), "--expect", served_build)
     assert code == 1 and answer["matches"] is False
@@ -149,7 +149,7 @@ def test_a_swapped_pyc_in_the_copy_changes_the_digest(
     """Bytecode is what runs: another body under the same header (the source untouched) moves
     the digest, as does a changed file of a dependency."""
     altered = _copy(site_packages, tmp_path)
-    (pyc,) = (altered / "service" / "api" / "contract" / "__pycache__").glob("render.*.pyc")
+    (pyc,) = (altered / "quart_bezique" / "wire" / "__pycache__").glob("render.*.pyc")
     data = pyc.read_bytes()
     pyc.write_bytes(data[:16] + marshal.dumps(compile("SCORE_BONUS = 100", "render.py", "exec")))
     code, answer = cli("build-digest", "--root", str(altered), "--expect", served_build)
