@@ -125,24 +125,17 @@ class Road:
         except Exception:
             log.exception("unhandled error on %s", exchange.request_id)
             return _refused(_INTERNAL, exchange, environ)
-        answer = orjson.dumps(judged.payload)
-        exchange.answered(parsed, judged.payload, answer)
-        if exchange.audit:
+
+        def body_digest() -> str:
             canonical = judged.canonical
             if canonical is None:
                 canonical = spelled_canonically(self._form, parsed)
-            exchange.body_digest = digest(
-                self._form, parsed, sorted_text=sorted_text, canonical=canonical
-            )
-        return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
+            return digest(self._form, parsed, sorted_text=sorted_text, canonical=canonical)
+
+        return _ok(judged.payload, parsed, exchange, body_digest)
 
     def _typed(self, found: Typed, exchange: Exchange) -> Answer:
-        payload = found.judged.payload
-        answer = orjson.dumps(payload)
-        exchange.answered(None, payload, answer)
-        if exchange.audit:
-            exchange.body_digest = sha256(found.text)
-        return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
+        return _ok(found.judged.payload, None, exchange, lambda: sha256(found.text))
 
     def judge(self, parsed: Any) -> Judged:
         """Check once; explain only a refusal, on the same object; judge once."""
@@ -163,6 +156,16 @@ class Road:
         exchange = Exchange("replay", PLAIN, audit_log=False)
         status, _, answer = self._answer(orjson.dumps(request), exchange, None)
         return int(status[:3]), answer
+
+
+def _ok(payload: Any, parsed: Any, exchange: Exchange, body_digest: Callable[[], str]) -> Answer:
+    """The 200 answer of either road: the payload rendered, its audit facts settled (the body's
+    digest, computed by ``body_digest``, only when the audit or a receipt wants it), its headers."""
+    answer = orjson.dumps(payload)
+    exchange.answered(parsed, payload, answer)
+    if exchange.audit:
+        exchange.body_digest = body_digest()
+    return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
 
 
 def _refused(problem: Problem, exchange: Exchange, environ: dict[str, Any] | None) -> Answer:
