@@ -1,7 +1,11 @@
 // Calls to the service's /v1 API, keeping everything a dispute sheet must show: the exact bytes
-// sent and received, their SHA-256 digests, the request id and the signed receipt if any.
+// sent and received, their SHA-256 digests, the request id and the signed receipt if any. Every
+// call asks for the page's chosen language, so the service explains refusals in it.
+
+import { language } from "./i18n.js";
 
 const KEY = "qb-api-key";
+let refused = null;
 
 export function apiKey() {
   return sessionStorage.getItem(KEY) || "";
@@ -12,6 +16,11 @@ export function setApiKey(value) {
   else sessionStorage.removeItem(KEY);
 }
 
+/** Whether the service answered 401 to the key now set (a wrong key, not a missing one). */
+export function keyRefused() {
+  return Boolean(apiKey()) && refused === apiKey();
+}
+
 export async function sha256(bytes) {
   if (!bytes || !globalThis.crypto?.subtle) return null; // digests need a secure context
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -20,7 +29,7 @@ export async function sha256(bytes) {
 
 /** One exchange: method and path relative to the service root, payload sent as compact JSON. */
 export async function call(method, path, payload) {
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json", "Accept-Language": language() };
   const key = apiKey();
   if (key) headers.Authorization = `Bearer ${key}`;
   let requestText = null;
@@ -33,6 +42,7 @@ export async function call(method, path, payload) {
   const response = await fetch(path, {
     method, headers, body: requestBytes, cache: "no-store", credentials: "omit",
   });
+  if (key) refused = response.status === 401 ? key : null;
   const responseBytes = await response.arrayBuffer();
   const text = new TextDecoder().decode(responseBytes);
   let body = null;
@@ -47,6 +57,7 @@ export async function call(method, path, payload) {
     path: "/" + path,
     status: response.status,
     ok: response.ok,
+    keySent: Boolean(key),
     body,
     text,
     requestText,

@@ -1,23 +1,18 @@
 // The page's entry point: loads the catalogs, wires the views, the language switch and the key.
 
-import { apiKey, call, setApiKey } from "./api.js";
+import { apiKey, call, keyRefused, setApiKey } from "./api.js";
 import * as betting from "./betting.js";
 import { cardGrid, cardInputs, fillCardOptions, trumpOptions } from "./cards.js";
+import { fillCards, names, retranslateInputs } from "./defaults.js";
 import { $ } from "./dom.js";
 import * as hand from "./hand.js";
-import { language, loadCatalogs, onLanguage, setLanguage, t } from "./i18n.js";
+import { LANGS, language, loadCatalogs, onLanguage, setLanguage, t } from "./i18n.js";
 import * as odds from "./odds.js";
 import * as settle from "./settle.js";
 import * as sheet from "./sheet.js";
 import * as showdown from "./showdown.js";
 
 const VIEWS = ["hand", "showdown", "betting", "settle", "sheet"];
-const DEFAULTS = {
-  hand: ["KS", "QS", "JS", "JC"],
-  sd0: ["KH", "QH", "KD", "10D"],
-  sd1: ["QS", "JC", "QH", "JD"],
-  odds: ["KS", "QS", "JS", "JC"],
-};
 
 function translateStatic() {
   document.documentElement.lang = language();
@@ -26,15 +21,16 @@ function translateStatic() {
     node.textContent = t(node.dataset.i18n, { n: node.dataset.n });
   }
   $("views-nav").setAttribute("aria-label", t("nav.label"));
+  $("lang-group").setAttribute("aria-label", t("lang.label"));
   for (const select of document.querySelectorAll(".trump-select")) trumpOptions(select);
   fillCardOptions();
   cardGrid($("card-grid"), "hand");
-  for (const lang of ["ru", "en"]) $(`lang-${lang}`).setAttribute("aria-pressed", String(language() === lang));
+  for (const lang of LANGS) $(`lang-${lang}`).setAttribute("aria-pressed", String(language() === lang));
   keyStatus();
 }
 
 function keyStatus() {
-  $("key-status").textContent = apiKey() ? t("key.set") : t("key.unset");
+  $("key-status").textContent = !apiKey() ? t("key.unset") : keyRefused() ? t("key.refused") : t("key.set");
 }
 
 function show(view) {
@@ -51,22 +47,23 @@ function show(view) {
 async function main() {
   await loadCatalogs();
   for (const container of document.querySelectorAll("[data-cards]")) {
-    const prefix = container.dataset.cards;
-    cardInputs(container, prefix);
-    (DEFAULTS[prefix] || []).forEach((code, i) => { $(`${prefix}-card-${i}`).value = code; });
+    cardInputs(container, container.dataset.cards);
+    fillCards(container.dataset.cards);
   }
+  names().slice(0, 2).forEach((name, i) => { $(`sd-player-${i}`).value = name; });
   betting.init();
   translateStatic();
   settle.refreshSeats();
   sheet.render();
 
-  $("lang-ru").addEventListener("click", () => setLanguage("ru"));
-  $("lang-en").addEventListener("click", () => setLanguage("en"));
-  onLanguage(() => {
+  for (const lang of LANGS) $(`lang-${lang}`).addEventListener("click", () => setLanguage(lang));
+  onLanguage((lang, previous) => {
+    settle.rename(retranslateInputs(previous));
     translateStatic();
     hand.render();
     showdown.render();
     betting.retranslate();
+    settle.refreshSeats();
     settle.render();
     odds.render();
     sheet.render();

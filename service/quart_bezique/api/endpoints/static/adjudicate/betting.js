@@ -6,16 +6,12 @@
 import { call } from "./api.js";
 import { $, clear, clearErrors, el } from "./dom.js";
 import { number, t } from "./i18n.js";
-import { showFailure, showProblem } from "./problems.js";
+import { round } from "./defaults.js";
+import { showFailure, showProblems } from "./problems.js";
 import { REASON_SECTIONS, sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
 
 export const TYPES = ["stake", "fold", "top_up", "open"];
-const DEFAULT_ACTIONS = [
-  { player: "ann", type: "stake", amount: 5 },
-  { player: "bob", type: "fold" },
-  { player: "dan", type: "open", amount: 5 },
-];
 let timeline = null;
 
 function amountOf(id) {
@@ -91,7 +87,10 @@ function addRow(action = { player: "", type: "stake" }) {
 }
 
 export function init() {
-  for (const action of DEFAULT_ACTIONS) addRow(action);
+  const example = round();
+  $("bet-players").value = example.players.join(", ");
+  $("bet-dealer").value = example.dealer;
+  for (const action of example.actions) addRow(action);
   $("bet-add").addEventListener("click", () => {
     addRow();
     $(`act-${$("bet-actions").rows.length - 1}-player`).focus();
@@ -107,6 +106,7 @@ function fillSeats() {
 }
 
 export function retranslate() {
+  fillSeats();
   for (const select of $("bet-actions").querySelectorAll("select")) typeOptions(select);
   for (const label of $("bet-actions").querySelectorAll("label[data-for]")) {
     label.textContent = t(`betting.${label.dataset.for}`);
@@ -200,9 +200,8 @@ export async function submit(event) {
       call("POST", "v1/betting/validate", { ...payload, actions: [] }),
       call("POST", "v1/betting/validate", { ...payload, trace: true }),
     ]);
-    const failed = !start.ok ? start : !exchange.ok ? exchange : null;
-    if (failed) {
-      showProblem(failed, "betting-err", pointerInput);
+    if (!start.ok || !exchange.ok) {
+      showProblems([start, exchange], "betting-err", pointerInput);
       timeline = null;
     } else {
       const body = exchange.body;

@@ -96,8 +96,8 @@ export function renderBreakdown(result, trump, heading) {
 
   return el("div", { class: "breakdown-box" },
     heading ? el("h3", { text: heading }) : null,
-    el("p", { class: "score" }, t("score", { n: result.score }),
-      trump ? el("span", { class: "trump-note", text: ` ${t("trump.is", { suit: t(`suit.${trump}`) })}` }) : null),
+    el("p", { class: "score", text: t("score", { n: result.score }) }),
+    trump ? el("p", { class: "trump-note", text: t("trump.is", { suit: t(`suit.${trump}`) }) }) : null,
     handRow,
     table);
 }

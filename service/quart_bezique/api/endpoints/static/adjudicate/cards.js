@@ -1,53 +1,41 @@
-// Cards for people: names and short forms in both languages, the inputs with completion, and
-// the clickable grid. Parsing stays with the service: what it refuses, it explains.
+// Cards for people: a card face (rank and suit, red or black) wherever a card is shown, the card
+// inputs with completion, and the clickable grid, all in the notation of the page's language.
 
-import { el, $ } from "./dom.js";
-import { t } from "./i18n.js";
+import { el, $, showError } from "./dom.js";
+import { language, t } from "./i18n.js";
+import { CODES, SUITS, SYMBOL, display, readCard, split } from "./notation.js";
 
-export const SUITS = ["S", "C", "H", "D"];
-export const RANKS = ["A", "K", "Q", "J", "10", "9"];
-export const SYMBOL = { S: "♠", C: "♣", H: "♥", D: "♦" };
-const RUSSIAN_RANK = { A: "Т", K: "К", Q: "Д", J: "В", 10: "10", 9: "9" };
-const RUSSIAN_SUIT = { S: "П", C: "Т", H: "Ч", D: "Б" };
-export const CODES = SUITS.flatMap((suit) => RANKS.map((rank) => rank + suit));
+export { CODES, SUITS, SYMBOL, split };
 
-export function split(code) {
-  return { rank: code.slice(0, -1), suit: code.slice(-1) };
-}
-
-export function russianCode(code) {
-  const { rank, suit } = split(code);
-  return RUSSIAN_RANK[rank] + RUSSIAN_SUIT[suit];
-}
-
-/** "king of spades" / "король пик". */
+/** "king of spades" / "король пік". */
 export function cardName(code) {
   const { rank, suit } = split(code);
   return t("card.name", { rank: t(`rank.${rank}`), suit: t(`suit.of.${suit}`) });
 }
 
-/** "K♠" / "К♠": the rank as the language writes it, then the suit symbol. */
+/** "K♠" / "К♠": the card as this page writes it. */
 export function shortName(code) {
-  const { rank, suit } = split(code);
-  return t(`rank.short.${rank}`) + SYMBOL[suit];
+  return display(code, language());
 }
 
-/** A card as a chip: the short form shown, the full name for screen readers and tooltips. */
+/** A card face: rank over suit symbol, red for hearts and diamonds; its name for screen readers. */
 export function chip(code, extra = "") {
   const { suit } = split(code);
   const red = suit === "H" || suit === "D";
+  const shown = shortName(code);
   return el("span", { class: `chip ${red ? "red" : "black"} ${extra}`.trim(), title: cardName(code) },
-    el("span", { "aria-hidden": "true", text: shortName(code) }),
+    el("span", { class: "face", "aria-hidden": "true", text: shown }),
     el("span", { class: "sr", text: cardName(code) }));
 }
 
-/** Completion for every card input: Latin codes and Russian codes, each with its name. */
+/** Cards as faces in a row, for lines of text ("Рука Т♠ К♠ …"). */
+export function chips(codes) {
+  return el("span", { class: "chips" }, codes.map((code) => chip(code)));
+}
+
+/** Completion for every card input: the page's notation, each with the card's name. */
 export function fillCardOptions() {
-  const list = $("card-options");
-  list.replaceChildren(...CODES.flatMap((code) => [
-    el("option", { value: code, label: `${shortName(code)} ${cardName(code)}` }),
-    el("option", { value: russianCode(code), label: `${shortName(code)} ${cardName(code)}` }),
-  ]));
+  $("card-options").replaceChildren(...CODES.map((code) => el("option", { value: shortName(code), label: cardName(code) })));
 }
 
 /** Four labelled card inputs with an error slot each, ids `${prefix}-card-${i}`. */
@@ -62,8 +50,37 @@ export function cardInputs(container, prefix) {
   }
 }
 
+/** The four cards of a form as they are sent: canonical codes for what the page reads, the typed
+ * text for the rest (the service explains it); `refused` lists the positions the page refuses. */
 export function readCards(prefix) {
+  const refused = [];
+  const cards = [0, 1, 2, 3].map((i) => {
+    const read = readCard($(`${prefix}-card-${i}`).value, language());
+    if (read.ambiguous) refused.push(i);
+    return read.code || read.raw;
+  });
+  return { cards, refused };
+}
+
+/** The cards of several forms' card rows, or null after marking every card the page refuses
+ * (a Latin T before a suit symbol where Т♠ is the ace) next to its input. */
+export function cardsOf(prefixes) {
+  const read = prefixes.map(readCards);
+  read.forEach(({ refused }, n) => {
+    for (const i of refused) {
+      const id = `${prefixes[n]}-card-${i}`;
+      showError(id, t("card.latin.t", { typed: $(id).value.trim() }));
+    }
+  });
+  return read.some(({ refused }) => refused.length) ? null : read.map(({ cards }) => cards);
+}
+
+export function typedCards(prefix) {
   return [0, 1, 2, 3].map((i) => $(`${prefix}-card-${i}`).value.trim());
+}
+
+export function trumpName(trump) {
+  return trump ? t(`suit.${trump}`) : t("trump.none");
 }
 
 export function trumpOptions(select) {
@@ -75,14 +92,15 @@ export function trumpOptions(select) {
   select.value = chosen;
 }
 
-/** The grid of the 24 cards; a click writes the card into the next empty input of the hand. */
+/** The grid of the 24 cards; a click writes the card, as the page shows it, into the next empty
+ * input of the hand. */
 export function cardGrid(container, prefix) {
   container.replaceChildren(...CODES.map((code) => {
     const button = el("button", { type: "button", class: "grid-card", "data-code": code }, chip(code));
     button.addEventListener("click", () => {
       const inputs = [0, 1, 2, 3].map((i) => $(`${prefix}-card-${i}`));
       const target = inputs.find((input) => input.value.trim() === "") || inputs[3];
-      target.value = code;
+      target.value = shortName(code);
       target.dispatchEvent(new Event("input", { bubbles: true }));
     });
     return button;

@@ -1,10 +1,10 @@
 // View 1: score one hand (POST /v1/hands/score).
 
 import { call } from "./api.js";
-import { readCards } from "./cards.js";
+import { cardsOf, chips, trumpName } from "./cards.js";
 import { renderBreakdown, sectionsOf } from "./breakdown.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { t } from "./i18n.js";
+import { parts, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { record } from "./sheet.js";
 
@@ -23,16 +23,20 @@ export function render() {
   clear($("hand-result")).append(renderBreakdown(last.body, last.body.trump, t("hand.result")));
 }
 
+/** The lines of a scored hand on the sheet: cards as faces. */
+export function scoreLines(body) {
+  return [
+    t("score", { n: body.score }),
+    ...body.combinations.map((c) => [`${t(`combo.${c.type}`)}: `, chips(c.cards), ` = ${c.points}`]),
+    ...body.loose.map((l) => [`${t("loose")}: `, chips([l.card]), ` = ${l.points}`]),
+  ];
+}
+
 export function describe(exchange) {
   const body = exchange.body;
   return {
     title: t("hand.title"),
-    lines: [
-      t("sheet.hand", { cards: body.cards.join(" "), trump: body.trump ? t(`suit.${body.trump}`) : t("trump.none") }),
-      t("score", { n: body.score }),
-      ...body.combinations.map((c) => `${t(`combo.${c.type}`)}: ${c.cards.join(" ")} = ${c.points}`),
-      ...body.loose.map((l) => `${t("loose")}: ${l.card} = ${l.points}`),
-    ],
+    lines: [parts("sheet.hand", { cards: chips(body.cards), trump: trumpName(body.trump) }), ...scoreLines(body)],
     sections: ["2.2", ...sectionsOf(body, body.trump)],
   };
 }
@@ -41,8 +45,14 @@ export async function submit(event) {
   event.preventDefault();
   const form = $("hand-form");
   clearErrors(form);
+  const read = cardsOf(["hand"]);
+  if (!read) {
+    last = null;
+    clear($("hand-result"));
+    return;
+  }
   $("hand-result").replaceChildren(el("p", { class: "hint", text: t("working") }));
-  const payload = { cards: readCards("hand"), trump: $("hand-trump").value || null };
+  const payload = { cards: read[0], trump: $("hand-trump").value || null };
   try {
     const exchange = await call("POST", "v1/hands/score", payload);
     last = exchange;

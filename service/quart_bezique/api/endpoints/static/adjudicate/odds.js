@@ -2,9 +2,9 @@
 // as a bar, the exact counts, and the percentile.
 
 import { call } from "./api.js";
-import { readCards } from "./cards.js";
+import { cardsOf, chips, trumpName } from "./cards.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { number, t } from "./i18n.js";
+import { number, parts, plural, share, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
@@ -19,7 +19,11 @@ function pointerInput(pointer) {
   return null;
 }
 
-const percent = (x) => `${number(x * 100, 2)} %`;
+const percent = (x) => `${share(x * 100)} %`;
+
+function summary(body) {
+  return t("odds.summary", { score: body.score, points: plural("unit.points", body.score), n: body.opponents });
+}
 
 function outcome(body, key, count) {
   const exact = body[count] === null ? "" : ` (${number(body[count])} ${t("odds.of")} ${number(body.total)})`;
@@ -37,13 +41,13 @@ export function render() {
       return part;
     }));
   box.append(
-    el("p", { class: "score", text: t("odds.summary", { score: body.score, n: body.opponents }) }),
+    el("p", { class: "score", text: summary(body) }),
     bar,
     el("ul", { class: "odds" },
       el("li", { class: "win", text: outcome(body, "win", "wins") }),
       el("li", { class: "tie", text: outcome(body, "tie", "ties") }),
       el("li", { class: "loss", text: outcome(body, "loss", "losses") })),
-    el("p", { text: t("odds.percentile", { p: number(body.percentile, 1) }) }),
+    el("p", { text: t("odds.percentile", { p: share(body.percentile) }) }),
     el("p", { class: "hint", text: body.exact ? t("odds.exact", { remaining: body.remaining })
       : t("odds.estimate", { samples: number(body.samples), seed: body.seed, se: number(body.standard_error, 4) }) }),
     el("p", { class: "sections", text: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"].map(sectionLabel).join("; ") }));
@@ -54,10 +58,10 @@ export function describe(exchange) {
   return {
     title: t("odds.title"),
     lines: [
-      t("sheet.hand", { cards: body.cards.join(" "), trump: body.trump ? t(`suit.${body.trump}`) : t("trump.none") }),
-      t("odds.summary", { score: body.score, n: body.opponents }),
+      parts("sheet.hand", { cards: chips(body.cards), trump: trumpName(body.trump) }),
+      summary(body),
       outcome(body, "win", "wins"), outcome(body, "tie", "ties"), outcome(body, "loss", "losses"),
-      t("odds.percentile", { p: number(body.percentile, 1) }),
+      t("odds.percentile", { p: share(body.percentile) }),
     ],
     sections: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"],
   };
@@ -67,7 +71,13 @@ export async function submit(event) {
   event.preventDefault();
   clearErrors($("odds-form"));
   $("odds-err").textContent = "";
-  const payload = { cards: readCards("odds"), trump: $("odds-trump").value || null, opponents: Number($("odds-opponents").value) };
+  const read = cardsOf(["odds"]);
+  if (!read) {
+    last = null;
+    clear($("odds-result"));
+    return;
+  }
+  const payload = { cards: read[0], trump: $("odds-trump").value || null, opponents: Number($("odds-opponents").value) };
   clear($("odds-result")).append(el("p", { class: "hint", text: t("working") }));
   try {
     last = await call("POST", "v1/hands/odds", payload);

@@ -1,31 +1,54 @@
 // Refusals shown where they belong: each of a problem document's errors[] is placed next to the
-// input its JSON pointer names; what names no input goes to the form's own message line.
+// input its JSON pointer names; what names no input goes to the form's own message line. A form
+// that sent several requests shows the errors of all of them at once, each message once.
 
 import { $, showError } from "./dom.js";
 import { t, has } from "./i18n.js";
 
-/** Explain a non-2xx answer. `inputFor(pointer)` gives the id of the input a pointer names. */
-export function showProblem(exchange, formErrorId, inputFor) {
+function errorsOf(exchange) {
   const problem = exchange.body || {};
-  if (exchange.status === 401) {
-    $(formErrorId).textContent = t("error.unauthorized");
+  return Array.isArray(problem.errors) && problem.errors.length
+    ? problem.errors.map((error) => ({ ...error, code: error.code || problem.code }))
+    : [{ pointer: "", code: problem.code, message: problem.detail || exchange.text }];
+}
+
+function titleOf(exchange) {
+  const problem = exchange.body || {};
+  return problem.code && has(`code.${problem.code}`) ? t(`code.${problem.code}`) : (problem.title || `HTTP ${exchange.status}`);
+}
+
+/** Explain non-2xx answers. `inputFor(pointer)` gives the id of the input a pointer names. */
+export function showProblems(exchanges, formErrorId, inputFor) {
+  const failed = exchanges.filter((exchange) => !exchange.ok);
+  const denied = failed.find((exchange) => exchange.status === 401);
+  if (denied) {
+    // A key that was sent and refused is not the same trouble as no key at all.
+    $(formErrorId).textContent = t(denied.keySent ? "error.key.refused" : "error.unauthorized");
+    if (denied.keySent) $("key-status").textContent = t("key.refused");
     $("api-key").focus();
     return;
   }
-  const errors = Array.isArray(problem.errors) && problem.errors.length
-    ? problem.errors : [{ pointer: "", message: problem.detail || exchange.text }];
+  const seen = new Set();
   const rest = [];
-  for (const error of errors) {
-    const code = error.code || problem.code;
-    const known = code && has(`code.${code}`) ? `${t(`code.${code}`)}: ` : "";
-    const message = `${known}${error.message}`;
-    const id = inputFor(error.pointer || "");
-    if (!id || !showError(id, message)) rest.push(message);
+  const titles = [];
+  for (const exchange of failed) {
+    for (const error of errorsOf(exchange)) {
+      const known = error.code && has(`code.${error.code}`) ? `${t(`code.${error.code}`)}: ` : "";
+      const message = `${known}${error.message}`;
+      const id = inputFor(error.pointer || "");
+      if (seen.has(`${id}\n${message}`)) continue;
+      seen.add(`${id}\n${message}`);
+      if (!id || !showError(id, message)) {
+        rest.push(message);
+        if (!titles.includes(titleOf(exchange))) titles.push(titleOf(exchange));
+      }
+    }
   }
-  if (rest.length) {
-    const title = problem.code && has(`code.${problem.code}`) ? t(`code.${problem.code}`) : (problem.title || `HTTP ${exchange.status}`);
-    $(formErrorId).textContent = `${title}. ${rest.join(" ")}`;
-  }
+  if (rest.length) $(formErrorId).textContent = `${titles.join("; ")}. ${rest.join(" ")}`;
+}
+
+export function showProblem(exchange, formErrorId, inputFor) {
+  showProblems([exchange], formErrorId, inputFor);
 }
 
 export function showFailure(formErrorId, error) {

@@ -1,34 +1,65 @@
 // View 4a: settle a round (POST /v1/rounds/settle): payouts and nets, and where the odd chip of a
-// split pot went and why.
+// split pot went and why. Hands are asked only of the two players left at the showdown: a folded
+// player's hand is no part of the settlement (the service refuses it as extra).
 
 import { call } from "./api.js";
-import { readCards, cardInputs } from "./cards.js";
+import { cardInputs, cardsOf, chips, typedCards } from "./cards.js";
 import { renderBreakdown } from "./breakdown.js";
-import { roundPayload, seats } from "./betting.js";
+import { roundPayload } from "./betting.js";
+import { seatHand } from "./defaults.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { number, t } from "./i18n.js";
+import { number, parts, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
 
 let last = null;
-let shown = [];
-const DEFAULT_HANDS = { ann: ["KS", "QS", "JS", "JC"], dan: ["QH", "QH", "QD", "9C"] };
+let shown = null;
+let note = null;
+let asked = null;
+const kept = new Map();
 
-/** One row of four card inputs per seat, keeping what was typed for seats that stay. */
+/** The seats that did not fold: the showdown's two players once the round is over. */
+export function standing() {
+  const payload = roundPayload();
+  const folded = new Set(payload.actions.filter((a) => a.type === "fold").map((a) => a.player));
+  return payload.players.filter((seat) => !folded.has(seat));
+}
+
+function noteText() {
+  return note ? t(note.key, { player: note.player }) : "";
+}
+
+/** Four card inputs for each of the showdown's two players, keeping what was typed. */
 export function refreshSeats() {
-  const now = seats();
-  if (now.join("\n") === shown.join("\n")) return;
-  const kept = Object.fromEntries(shown.map((seat, i) => [seat, readCards(`st${i}`)]));
+  const now = standing();
+  const ask = now.length === 2 ? now : [];
+  const signature = `${ask.length}\n${now.join("\n")}`;
+  if (signature === asked) return;
+  asked = signature;
+  (shown || []).forEach((seat, i) => kept.set(seat, typedCards(`st${i}`)));
   const box = clear($("settle-hands"));
-  now.forEach((seat, i) => {
+  note = now.length === 2 ? null : { key: now.length === 1 ? "settle.no.hands" : "settle.unfinished", player: now[0] };
+  if (note) box.append(el("p", { class: "hint", id: "settle-note", text: noteText() }));
+  ask.forEach((seat, i) => {
     const inputs = el("div", { class: "card-inputs" });
     box.append(el("fieldset", { class: "seat-hand" }, el("legend", { text: t("settle.hand.of", { player: seat }) }), inputs));
     cardInputs(inputs, `st${i}`);
-    const cards = kept[seat] || (shown.length === 0 ? DEFAULT_HANDS[seat] : null);
-    if (cards) cards.forEach((code, j) => { $(`st${i}-card-${j}`).value = code; });
+    const cards = kept.get(seat) || (shown === null ? seatHand(seat) : null);
+    if (cards) cards.forEach((card, j) => { $(`st${i}-card-${j}`).value = card; });
   });
-  shown = now;
+  shown = ask;
+}
+
+/** After a language switch renamed the example's players: the hands follow their players. */
+export function rename(renameSeat) {
+  if (shown) shown = shown.map(renameSeat);
+  asked = null;
+  for (const [seat, cards] of [...kept]) {
+    kept.delete(seat);
+    kept.set(renameSeat(seat), cards);
+  }
+  if (note && note.player) note.player = renameSeat(note.player);
 }
 
 function pointerInput(pointer) {
@@ -66,10 +97,10 @@ function sections(body) {
 
 export function render() {
   const box = clear($("settle-result"));
-  for (const legend of $("settle-hands").querySelectorAll("legend")) {
-    const i = [...$("settle-hands").children].indexOf(legend.parentElement);
+  [...$("settle-hands").querySelectorAll("legend")].forEach((legend, i) => {
     legend.textContent = t("settle.hand.of", { player: shown[i] });
-  }
+  });
+  if ($("settle-note")) $("settle-note").textContent = noteText();
   if (!last || !last.ok) return;
   const body = last.body;
   box.append(...outcomeLines(body).map((line, i) => el("p", { class: i === 0 ? "verdict win" : "odd-chip", text: line })),
@@ -90,7 +121,9 @@ export function describe(exchange) {
   const body = exchange.body;
   return {
     title: t("settle.title"),
-    lines: [...outcomeLines(body), ...body.players.map((p) => t("sheet.payout", { player: p.player, payout: number(p.payout), net: (p.net > 0 ? "+" : "") + number(p.net) }))],
+    lines: [...outcomeLines(body),
+      ...(body.showdown ? body.showdown.hands.map((hand) => parts("sheet.player.hand", { player: hand.player, cards: chips(hand.cards), score: hand.score })) : []),
+      ...body.players.map((p) => t("sheet.payout", { player: p.player, payout: number(p.payout), net: (p.net > 0 ? "+" : "") + number(p.net) }))],
     sections: ["9.10", ...sections(body), ...(body.showdown ? ["8.1", "5.5"] : [])],
   };
 }
@@ -102,10 +135,15 @@ export async function submit(event) {
   $("settle-err").textContent = "";
   const payload = roundPayload();
   payload.trump = $("settle-trump").value || null;
+  const read = cardsOf(shown.map((seat, i) => `st${i}`));
+  if (!read) {
+    last = null;
+    render();
+    return;
+  }
   const hands = {};
   shown.forEach((seat, i) => {
-    const cards = readCards(`st${i}`);
-    if (cards.some(Boolean)) hands[seat] = cards;
+    if (read[i].some(Boolean)) hands[seat] = read[i];
   });
   payload.hands = hands;
   try {

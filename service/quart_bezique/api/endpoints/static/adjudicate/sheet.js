@@ -1,8 +1,12 @@
 // View 5: the dispute sheet. Every verdict the page receives is recorded here with the exact
-// bytes exchanged; the print stylesheet lays the sheet out on one A4 page, whatever view is open.
+// bytes sent; the print stylesheet lays the sheet out on one A4 page, whatever view is open. Its
+// one request digest is the signed receipt's (of the request's canonical form), and the receipt
+// is printed as text and as a QR code, so an auditor can check it against the service's key.
 
 import { $, clear, el } from "./dom.js";
 import { language, t } from "./i18n.js";
+import { qrSvg } from "./qr.js";
+import { claims } from "./receipt.js";
 import { sectionLabel, uniqueSections } from "./rules.js";
 
 let last = null;
@@ -20,7 +24,26 @@ export function setService(info) {
 }
 
 function row(label, value, cls = "") {
-  return el("tr", {}, el("th", { scope: "row", text: label }), el("td", { class: cls, text: value }));
+  return el("tr", {}, el("th", { scope: "row", text: label }), el("td", { class: cls }, value));
+}
+
+function integrity(exchange) {
+  const signed = claims(exchange.receipt);
+  const digest = signed && signed.request_sha256;
+  const response = exchange.responseSha || t("sheet.digest.unavailable");
+  const same = signed && exchange.responseSha && signed.response_sha256 === exchange.responseSha;
+  const rows = [
+    row(t("sheet.sha.request"), digest || t("sheet.sha.request.none"), digest ? "mono wrap digest" : "digest"),
+    row(t("sheet.sha.response"), same ? `${response} (${t("sheet.sha.response.same")})` : response, "mono wrap"),
+    row(t("sheet.receipt"), exchange.receipt || t("sheet.receipt.none"), exchange.receipt ? "mono wrap receipt" : ""),
+  ];
+  return [
+    el("table", { class: "meta" }, el("tbody", {}, rows)),
+    exchange.receipt
+      ? el("figure", { class: "qr-box" }, qrSvg(exchange.receipt, t("sheet.receipt.qr")),
+        el("figcaption", { text: t("sheet.receipt.qr") }))
+      : null,
+  ];
 }
 
 export function render() {
@@ -32,27 +55,23 @@ export function render() {
   }
   const { exchange } = last;
   const verdict = last.describe();
-  const digest = (value) => value || t("sheet.digest.unavailable");
   sheet.append(
     el("h2", { class: "sheet-title", text: t("sheet.heading", { what: verdict.title }) }),
     el("table", { class: "meta" }, el("tbody", {},
       row(t("sheet.when"), exchange.at),
-      row(t("sheet.request"), `${exchange.method} ${exchange.path} → ${exchange.status}`),
+      row(t("sheet.request"), `${exchange.method} ${exchange.path} → ${exchange.status}`, "mono"),
       row(t("sheet.request.id"), exchange.requestId || "—", "mono"),
-      row(t("sheet.ruleset"), exchange.body?.ruleset || service?.ruleset || "—"),
-      row(t("sheet.service"), service ? `${service.service} ${service.version}` : "—"))),
+      row(t("sheet.ruleset"), exchange.body?.ruleset || service?.ruleset || "—", "mono"),
+      row(t("sheet.service"), service ? `${service.service} ${service.version}` : "—", "mono"))),
     el("h3", { text: t("sheet.inputs") }),
     el("pre", { class: "mono wrap", text: exchange.requestText || "" }),
     el("h3", { text: t("sheet.verdict") }),
-    el("ul", { class: "verdict-lines" }, verdict.lines.map((line) => el("li", { text: line }))),
+    el("ul", { class: "verdict-lines" }, verdict.lines.map((line) => el("li", {}, line))),
     el("h3", { text: t("sheet.sections") }),
     el("ul", { class: "section-list" }, uniqueSections(verdict.sections).map((s) => el("li", { text: sectionLabel(s) }))),
     el("p", { class: "hint", text: t("sheet.sections.where") }),
     el("h3", { text: t("sheet.integrity") }),
-    el("table", { class: "meta" }, el("tbody", {},
-      row(t("sheet.sha.request"), digest(exchange.requestSha), "mono"),
-      row(t("sheet.sha.response"), digest(exchange.responseSha), "mono"),
-      row(t("sheet.receipt"), exchange.receipt || t("sheet.receipt.none"), exchange.receipt ? "mono wrap" : ""))),
+    ...integrity(exchange),
     el("div", { class: "signatures" },
       el("p", { text: `${t("sheet.sign.adjudicator")}: ____________________` }),
       el("p", { text: `${t("sheet.sign.players")}: ____________________` })),

@@ -2,10 +2,10 @@
 // hands that no six-deck shoe can hold together explained.
 
 import { call } from "./api.js";
-import { readCards } from "./cards.js";
+import { cardsOf, chips, trumpName } from "./cards.js";
 import { renderBreakdown, sectionsOf } from "./breakdown.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { t } from "./i18n.js";
+import { has, parts, plural, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
@@ -22,7 +22,8 @@ function pointerInput(pointer) {
 }
 
 function verdictText(body) {
-  return body.tie ? t("showdown.tie", { score: body.hands[0].score })
+  const score = body.hands[0].score;
+  return body.tie ? t("showdown.tie", { score, points: plural("unit.points", score) })
     : t("showdown.winner", { player: body.winner });
 }
 
@@ -50,8 +51,8 @@ export function describe(exchange) {
   return {
     title: t("showdown.title"),
     lines: [
-      ...body.hands.map((hand) => t("sheet.player.hand", { player: hand.player, cards: hand.cards.join(" "), score: hand.score })),
-      t("sheet.trump", { trump: body.trump ? t(`suit.${body.trump}`) : t("trump.none") }),
+      ...body.hands.map((hand) => parts("sheet.player.hand", { player: hand.player, cards: chips(hand.cards), score: hand.score })),
+      t("sheet.trump", { trump: trumpName(body.trump) }),
       verdictText(body),
     ],
     sections: ["2.2", "8.1", "8.2", "8.3", ...body.hands.flatMap((hand) => sectionsOf(hand, body.trump))],
@@ -62,7 +63,7 @@ function describeRefusal(exchange) {
   const body = exchange.body || {};
   return {
     title: t("showdown.title"),
-    lines: [`${body.code || exchange.status}: ${body.detail || exchange.text}`,
+    lines: [`${body.code && has(`code.${body.code}`) ? t(`code.${body.code}`) : `HTTP ${exchange.status}`}: ${body.detail || exchange.text}`,
       body.code === "SHOE_EXCEEDED" ? t("showdown.shoe") : ""].filter(Boolean),
     sections: body.code === "SHOE_EXCEEDED" ? ["1.7", "8.3"] : ["2.2", "2.4"],
   };
@@ -72,9 +73,15 @@ export async function submit(event) {
   event.preventDefault();
   clearErrors($("showdown-form"));
   $("showdown-err").textContent = "";
+  const read = cardsOf(["sd0", "sd1"]);
+  if (!read) {
+    last = null;
+    clear($("showdown-result"));
+    return;
+  }
   const payload = {
     trump: $("showdown-trump").value || null,
-    hands: [0, 1].map((i) => ({ player: $(`sd-player-${i}`).value.trim(), cards: readCards(`sd${i}`) })),
+    hands: [0, 1].map((i) => ({ player: $(`sd-player-${i}`).value.trim(), cards: read[i] })),
   };
   try {
     last = await call("POST", "v1/showdown", payload);
