@@ -245,6 +245,45 @@ def test_build_digest_of_a_tree_and_expect(
     assert changed.json()["matches"] is False  # type: ignore[index]
 
 
+def test_a_tree_that_is_not_the_expected_build_says_what_differs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    root = _tree(tmp_path)
+    result = run(capsys, "build-digest", "--root", str(root), "--expect", build_digest())
+    assert result.code == ExitCode.REFUSED
+    assert "DIFFERS from the expected digest:" in result.out
+    assert "the expected digest is this installation's" in result.out
+    installed = current_manifest()
+    assert f"python: None here, {installed.python} there" in result.out
+    assert f"orjson 3.0 here, {installed.dependencies['orjson']} there" in result.out
+    assert f"flask unlisted here, {installed.dependencies['flask']} there" in result.out
+    assert "only there" in result.out and "source checkout" not in result.out
+    report = run(capsys, "--json", "build-digest", "--root", str(root), "--expect", "0" * 64)
+    assert report.code == ExitCode.REFUSED
+    (why,) = report.json()["why"]  # type: ignore[index]
+    assert "GET /v1/build" in why and "--manifest" in why
+
+
+def test_a_source_checkout_is_explained(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    _tree(tmp_path).rename(checkout / "service")
+    (checkout / "pyproject.toml").write_text("[project]\nname = 'quart-bezique'\n")
+    result = run(
+        capsys,
+        "--json",
+        "build-digest",
+        "--root",
+        str(checkout / "service"),
+        "--expect",
+        build_digest(),
+    )
+    assert result.code == ExitCode.REFUSED
+    why = result.json()["why"]  # type: ignore[index]
+    assert why[0].startswith(f"{checkout / 'service'} is a source checkout, not an installed build")
+    assert why[1] == "the expected digest is this installation's; the tree differs from it in"
+
+
 def test_build_digest_of_no_tree(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     result = run(capsys, "--json", "build-digest", "--root", str(tmp_path))
     assert result.code == ExitCode.INPUT_ERROR

@@ -7,7 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from quart_bezique.integrity import ManifestError, current_manifest, installed_root, tree_manifest
+from quart_bezique.integrity import (
+    Manifest,
+    ManifestError,
+    current_manifest,
+    differences,
+    installed_root,
+    source_checkout,
+    tree_manifest,
+)
 from quart_bezique.receipts import (
     JwksError,
     ReceiptConfigError,
@@ -135,9 +143,45 @@ def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
         payload["expected"] = expect
         payload["matches"] = matches
     details = [f"  {name:<12} {value}" for name, value in payload.items() if name != "digest"]
+    if not matches:
+        why = _why(manifest, root, str(expect).lower())
+        payload["why"] = why
+        details += ["DIFFERS from the expected digest:", *(f"  {line}" for line in why)]
     return Outcome(
         payload, "\n".join([digest, *details]), ExitCode.OK if matches else ExitCode.REFUSED
     )
+
+
+CHECKOUT: Final = (
+    "{root} is a source checkout, not an installed build, so it cannot give an installed build's "
+    "digest: its dependencies are not installed in it (the manifest records them as missing), it "
+    "has no pyvenv.cfg above it (its Python is unknown), its metadata is an egg-info where an "
+    "installation has a dist-info and console scripts, and its bytecode is whatever was last "
+    "compiled there. Recompute from the installed site-packages instead, inside a copy of the "
+    "whole virtual environment (docs/verification.md)"
+)
+
+
+def _why(manifest: Manifest, root: Path | None, expect: str) -> list[str]:
+    """Why a digest is not the expected one, in words: the parts that differ from this
+    installation's manifest when that is the expected build, else where to look."""
+    why = [CHECKOUT.format(root=root)] if root is not None and source_checkout(root) else []
+    if root is not None:
+        try:
+            installed = current_manifest()
+        except ManifestError:
+            installed = None
+        if installed is not None and installed.digest == expect:
+            return [
+                *why,
+                "the expected digest is this installation's; the tree differs from it in",
+                *(f"  {line}" for line in differences(manifest, installed)),
+            ]
+    return [
+        *why,
+        "a digest alone does not say what differs: compare this manifest (--manifest) with the "
+        "expected build's (GET /v1/build answers it), as docs/verification.md shows",
+    ]
 
 
 def manifest_bytes(root: Path | None) -> bytes:

@@ -15,9 +15,11 @@ from .manifest import (
     FORMAT,
     Manifest,
     ManifestError,
+    differences,
     installed_manifest,
     installed_root,
     running_manifest,
+    source_checkout,
     tree_manifest,
 )
 
@@ -27,9 +29,11 @@ __all__ = [
     "ManifestError",
     "build_digest",
     "current_manifest",
+    "differences",
     "installed_root",
     "running_manifest",
     "service_version",
+    "source_checkout",
     "tree_manifest",
 ]
 

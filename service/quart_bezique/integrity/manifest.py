@@ -439,3 +439,54 @@ def tree_manifest(root: Path) -> Manifest:
     """The manifest of a directory tree holding ``service/`` and the ``*.dist-info`` metadata
     (an image's ``site-packages``): independent of whatever this process has installed."""
     return _describe(root, [os.fspath(root)], config_of(root), python_of(root)).manifest
+
+
+def _some(names: Iterable[str], shown: int = 3) -> str:
+    listed = sorted(names)
+    more = f", and {len(listed) - shown} more" if len(listed) > shown else ""
+    return ", ".join(listed[:shown]) + more
+
+
+def differences(mine: Manifest, theirs: Manifest) -> list[str]:
+    """What makes ``mine`` another build than ``theirs``, one part per line, in words: the
+    version, ruleset or Python, each dependency's version, and the files (only in one of them, or
+    with other bytes). Empty when the digests are equal."""
+    found = [
+        f"{name}: {getattr(mine, name)} here, {getattr(theirs, name)} there"
+        for name in ("version", "ruleset", "python")
+        if getattr(mine, name) != getattr(theirs, name)
+    ]
+
+    def installed(deps: Mapping[str, str | None], name: str) -> str:
+        if name not in deps:
+            return "unlisted"
+        return deps[name] or "missing"
+
+    changed = [
+        f"{n} {installed(mine.dependencies, n)} here, {installed(theirs.dependencies, n)} there"
+        for n in sorted(set(mine.dependencies) | set(theirs.dependencies))
+        if installed(mine.dependencies, n) != installed(theirs.dependencies, n)
+    ]
+    if changed:
+        found.append("dependencies: " + "; ".join(changed))
+    only_mine = set(mine.files) - set(theirs.files)
+    only_theirs = set(theirs.files) - set(mine.files)
+    other = {k for k in set(mine.files) & set(theirs.files) if mine.files[k] != theirs.files[k]}
+    parts = [
+        f"{len(keys)} {label} ({_some(keys)})"
+        for keys, label in (
+            (only_mine, "only here"),
+            (only_theirs, "only there"),
+            (other, "with other bytes"),
+        )
+        if keys
+    ]
+    if parts:
+        found.append("files: " + "; ".join(parts))
+    return found
+
+
+def source_checkout(root: Path) -> bool:
+    """Whether ``root`` is a source checkout's package folder (``service/`` beside
+    ``pyproject.toml``) rather than an installed ``site-packages``."""
+    return root.name == SOURCE_FOLDER and (root.parent / "pyproject.toml").is_file()
