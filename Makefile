@@ -90,17 +90,17 @@ openapi: $(VENV)/.test-installed
 tables: $(VENV)/.run-installed
 	$(PY) -m quart_bezique.game.tables build
 
-# Message catalogs (docs/api.md, "Languages"): extract the N_() templates into the .pot, merge them
-# into each language's .po (a new message arrives untranslated and tests/api/test_api_i18n.py fails
-# until it is translated), then check each .po compiles. The service reads the .po itself.
+# Message catalogs (docs/api.md, "Languages"): extract the N_() and NP_() templates of the whole
+# package into the .pot, merge them into each language's .po (a new message arrives untranslated and
+# tests/api/test_api_i18n.py fails until it is translated), then compile each .po into the .mo the
+# service reads with gettext (a test checks each shipped .mo equals its .po).
 LOCALES := service/quart_bezique/api/contract/locale
 catalogs: $(VENV)/.test-installed
-	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ --sort-by-file --add-location=file --project=quart-bezique \
-		--no-wrap -o $(LOCALES)/messages.pot service/quart_bezique/api
+	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ -k NP_:1,2 --sort-by-file --add-location=file \
+		--project=quart-bezique --no-wrap -o $(LOCALES)/messages.pot service/quart_bezique
 	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching \
 		-i $(LOCALES)/messages.pot -d $(LOCALES)
-	for po in $(LOCALES)/*/LC_MESSAGES/messages.po; do \
-		$(VENV)/bin/pybabel compile --statistics -i "$$po" -o /dev/null || exit 1; done
+	$(VENV)/bin/pybabel compile --statistics -d $(LOCALES)
 
 # Re-pin every dependency (run after changing pyproject.toml, then commit constraints.txt).
 lock:

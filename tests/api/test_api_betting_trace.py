@@ -48,6 +48,6 @@ def test_settlement_takes_no_trace(client: FlaskClient) -> None:
     doc = problem(client.post("/v1/rounds/settle", json=body), 422)
     assert doc["errors"][0] == {
         "pointer": "/trace",
-        "message": "Unknown field.",
+        "message": "is not a field of this request",
         "code": "UNKNOWN_FIELD",
     }

@@ -158,7 +158,7 @@ def test_floods_of_unknown_fields_are_reported_bounded() -> None:
     assert len(doc["errors"]) == 50
     assert doc["errors"][0] == {
         "pointer": "/field00000",
-        "message": "Unknown field.",
+        "message": "is not a field of this request",
         "code": "UNKNOWN_FIELD",
     }
 
@@ -286,7 +286,7 @@ def test_readyz_turns_503_as_shutdown_starts(tmp_path: Path) -> None:
         conn.request("GET", "/readyz")
         response = conn.getresponse()
         assert response.status == 503
-        assert orjson.loads(response.read())["detail"] == "shutting down"
+        assert orjson.loads(response.read())["detail"] == "the service is shutting down"
         assert response.getheader("Retry-After") == "1"
     finally:
         conn.close()

@@ -60,9 +60,9 @@ def test_rules_2_every_card_round_trips_through_its_canonical_code() -> None:
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
-        ("", "empty"),
-        ("K", "wrong length"),
-        ("10SS", "wrong length"),
+        ("", "the card is left empty"),
+        ("K", "1 character is not a card"),
+        ("10SS", "4 characters are not a card"),
         ("1S", "unknown rank"),
         ("11S", "unknown rank"),
         ("BS", "unknown rank"),
@@ -70,9 +70,9 @@ def test_rules_2_every_card_round_trips_through_its_canonical_code() -> None:
         ("Т♠", "looks exactly like the Latin T"),
         ("KX", "unknown suit"),
         ("K♤", "unknown suit"),
-        (10, "must be a string"),
-        (None, "must be a string"),
-        (["KS"], "must be a string"),
+        (10, "written as text in quotes, not as a number"),
+        (None, "written as text in quotes, not as null"),
+        (["KS"], "written as text in quotes, not as a list"),
     ],
 )
 def test_rules_2_bad_spellings_raise_a_typed_error_naming_value_and_position(

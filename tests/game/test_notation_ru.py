@@ -165,41 +165,37 @@ def test_mixed_script_codes_are_refused_naming_every_reading() -> None:
     [
         (
             "ТS",
-            "mixes Latin and Cyrillic letters (Cyrillic Т (U+0422, туз = ace) with Latin S "
-            "(spades)): write AS or ТП for the ace of spades, or 10S or 10П for the ten of spades",
+            "mixes Latin and Cyrillic letters (Cyrillic Т (ace) with Latin S (spades)): write AS "
+            "or ТП for the ace of spades, or 10S or 10П for the ten of spades",
         ),
         (
             "TП",
-            "mixes Latin and Cyrillic letters (Latin T (ten) with Cyrillic П (U+041F, пики = "
-            "spades)): write 10S or 10П for the ten of spades, or AS or ТП for the ace of spades",
+            "mixes Latin and Cyrillic letters (Latin T (ten) with Cyrillic П (spades)): write 10S "
+            "or 10П for the ten of spades, or AS or ТП for the ace of spades",
         ),
         (
             "Т♠",
-            "Cyrillic Т (U+0422, туз = ace) before a suit symbol looks exactly like the Latin T "
-            "(ten): write AS or ТП for the ace of spades, or 10S or 10П for the ten of spades",
+            "Cyrillic Т (ace) before a suit symbol looks exactly like the Latin T (ten): write AS "
+            "or ТП for the ace of spades, or 10S or 10П for the ten of spades",
         ),
         (
             "т♥",
-            "Cyrillic т (U+0442, туз = ace) before a suit symbol looks exactly like the Latin T "
-            "(ten): write AH or ТЧ for the ace of hearts, or 10H or 10Ч for the ten of hearts",
+            "Cyrillic т (ace) before a suit symbol looks exactly like the Latin T (ten): write AH "
+            "or ТЧ for the ace of hearts, or 10H or 10Ч for the ten of hearts",
         ),
         (
             "КS",
-            "mixes Latin and Cyrillic letters (Cyrillic К (U+041A, король = king) with Latin S "
-            "(spades)): write KS or КП for the king of spades",
+            "mixes Latin and Cyrillic letters (Cyrillic К (king) with Latin S (spades)): write KS "
+            "or КП for the king of spades",
         ),
-        ("K♠\ufe0f", "emoji variation selector U+FE0F after ♠: write K♠"),
-        ("10♦\ufe0f", "emoji variation selector U+FE0F after ♦: write 10♦"),
-        ("А♠", "Cyrillic А (U+0410) looks like Latin A: write AS or ТП for the ace of spades"),
-        ("10С", "Cyrillic С (U+0421) looks like Latin C: write 10C or 10Т for the ten of clubs"),
-        (
-            "B♠",
-            "Latin B looks like Cyrillic В (U+0412, валет = jack): write JS or ВП for the jack "
-            "of spades",
-        ),
+        ("K♠\ufe0f", "an invisible emoji-style mark after ♠: write K♠"),
+        ("10♦\ufe0f", "an invisible emoji-style mark after ♦: write 10♦"),
+        ("А♠", "Cyrillic А looks like Latin A: write AS or ТП for the ace of spades"),
+        ("10С", "Cyrillic С looks like Latin C: write 10C or 10Т for the ten of clubs"),
+        ("B♠", "Latin B looks like Cyrillic В (jack): write JS or ВП for the jack of spades"),
         ("ＫＳ", "full-width or compatibility characters: write KS"),
-        ("BS", "unknown rank 'B': expected one of 9 10 T J Q K A, or 9 10 В Д К Т"),
-        ("КX", "unknown suit 'X': expected one of S C H D ♠ ♣ ♥ ♦, or П Т К Ч Б"),
+        ("BS", "unknown rank 'B': expected one of 9 10 J Q K A, or in Russian 9 10 В Д К Т"),
+        ("КX", "unknown suit 'X': expected one of S C H D ♠ ♣ ♥ ♦, or in Russian П Т К Ч Б"),
     ],
 )
 def test_refusals_name_the_confusion_precisely(text: str, reason: str) -> None:
@@ -224,7 +220,8 @@ def test_russian_codes_read_as_documented(text: str, code: str) -> None:
 def test_long_refusals_are_cheap_and_bounded(text: str) -> None:
     with pytest.raises(CardError) as caught:
         parse_card(text)
-    assert caught.value.reason.startswith(f"wrong length {len(text)}")
+    assert caught.value.reason.startswith(f"{len(text)} characters are not a card: ")
+    assert len(caught.value.reason) < 200  # the refusal does not repeat the text
 
 
 def test_russian_code_is_the_table_first_spelling_and_round_trips() -> None:
@@ -253,12 +250,12 @@ def test_every_short_trump_is_read_as_documented_or_refused() -> None:
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
-        ("T", "Latin T is not a suit but looks like Cyrillic Т (U+0422, трефы = clubs): write C, "
-              "♣ or Т for clubs"),
-        ("С", "Cyrillic С (U+0421) is not a suit but looks like Latin C (clubs): write C, ♣ or Т "
-              "for clubs"),
-        ("♥\ufe0f", "emoji variation selector U+FE0F after ♥: write ♥"),
-        ("X", "expected one of S C H D ♠ ♣ ♥ ♦, or П Т К Ч Б or null"),
+        ("T", "Latin T is not a suit but looks like Cyrillic Т (clubs): write C, ♣ or Т for "
+              "clubs"),
+        ("С", "Cyrillic С is not a suit but looks like Latin C (clubs): write C, ♣ or Т for "
+              "clubs"),
+        ("♥\ufe0f", "an invisible emoji-style mark after ♥: write ♥"),
+        ("X", "expected one of S C H D ♠ ♣ ♥ ♦, or in Russian П Т К Ч Б or null"),
     ],
 )  # fmt: skip
 def test_trump_refusals_name_look_alikes(text: str, reason: str) -> None:

@@ -210,7 +210,7 @@ def test_the_review_shape_builds_no_error_per_item(app: Flask, work: Work) -> No
     doc = orjson.loads(response.get_data())
     assert response.status_code == 422 and doc["code"] == "VALIDATION_ERROR"
     assert [e["pointer"] for e in doc["errors"]] == ["/hands/0/cards", "/hands/1/cards"]
-    assert doc["errors"][0]["message"] == "a hand holds exactly 4 cards, got 68"
+    assert doc["errors"][0]["message"] == "a hand holds exactly 4 cards, not 68"
     assert doc["errors"][0]["code"] == "WRONG_HAND_SIZE"
     assert work.errors <= 4 and work.deserialised == 0
 
@@ -238,7 +238,7 @@ def test_more_errors_than_explained_says_so(app: Flask) -> None:
     response = app.test_client().post("/v1/hands/batch-score", json={"hands": [bad] * 10_000})
     doc = orjson.loads(response.get_data())
     assert response.status_code == 422 and len(doc["errors"]) == 50
-    assert doc["detail"].endswith("validation stopped there, others were not sought)")
+    assert doc["detail"].endswith("the check stopped there, others were not sought)")
 
 
 def test_explained_lists_sit_in_schemas_without_schema_validators(app: Flask) -> None:

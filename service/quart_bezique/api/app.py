@@ -17,6 +17,7 @@ from flask import Flask
 
 from quart_bezique.api import errors
 from quart_bezique.api.config import Config, service_version
+from quart_bezique.api.contract.i18n.translations import load_all
 from quart_bezique.api.contract.schemas import RequestSchemas, request_schemas
 from quart_bezique.api.endpoints.endpoint import Resources, Spec, serve
 from quart_bezique.api.endpoints.health import AUDIT_LAGGING
@@ -26,6 +27,7 @@ from quart_bezique.api.envelope.flask_dispatch import ResolvedFlask
 from quart_bezique.api.envelope.middleware import Sink
 from quart_bezique.api.envelope.sink import AuditSink
 from quart_bezique.api.registry import ENDPOINTS
+from quart_bezique.game.messages import N_
 from quart_bezique.game.odds import ensure_odds_tables
 from quart_bezique.game.ruleset import RULESET
 from quart_bezique.game.scoring import ensure_tables
@@ -93,6 +95,7 @@ def create_app(
         ensure_tables()
         ensure_odds_tables()
 
+    load_all()  # a missing or broken catalog stops the start, not a later answer
     app = ResolvedFlask("quart_bezique.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = config.max_body_bytes
     app.url_map.strict_slashes = True
@@ -102,7 +105,7 @@ def create_app(
     ready_checks = [(sink.ready, AUDIT_LAGGING)] if isinstance(sink, AuditSink) else []
     manifest = _manifest()
     if manifest is None:
-        ready_checks.append((lambda: False, "the build manifest cannot be computed"))
+        ready_checks.append((lambda: False, N_("the build manifest cannot be computed")))
     version = service_version()
     roads: dict[str, Road] = {}
     app_metrics = metrics.Metrics(version, RULESET)

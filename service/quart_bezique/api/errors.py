@@ -18,8 +18,8 @@ from quart_bezique.api.contract.problems import (
     METHOD_NOT_ALLOWED,
     NOT_FOUND,
     UNSUPPORTED_MEDIA_TYPE,
-    Detail,
     Problem,
+    quoting,
 )
 from quart_bezique.api.contract.reading import too_large
 from quart_bezique.api.envelope.exchange import current
@@ -29,20 +29,20 @@ log = logging.getLogger("quart_bezique.api")
 
 def _http_problem(error: HTTPException, config: Config) -> Problem:
     status = error.code or 500
-    # The request's path and method are quoted as data (``Detail``): clipped, never translated.
+    # The request's path and method are quoted as data (``quoting``): clipped, never translated.
     if status == 404:
         suggestion = _known_spelling(request.path, current_app.url_map.iter_rules())
         path = _clip(request.path)
         if suggestion:
             detail = N_("no resource at {path}; did you mean {suggestion}?")
-            return Problem(NOT_FOUND, Detail(detail, {"path": path, "suggestion": suggestion}))
-        return Problem(NOT_FOUND, Detail(N_("no resource at {path}"), {"path": path}))
+            return Problem(NOT_FOUND, quoting(detail, {"path": path, "suggestion": suggestion}))
+        return Problem(NOT_FOUND, quoting(N_("no resource at {path}"), {"path": path}))
     if isinstance(error, MethodNotAllowed):
         allowed = ", ".join(sorted(set(error.valid_methods or ())))
         data = {"method": _clip(request.method), "path": _clip(request.path), "allowed": allowed}
         return Problem(
             METHOD_NOT_ALLOWED,
-            Detail(N_("{method} is not allowed on {path}; allowed: {allowed}"), data),
+            quoting(N_("{method} is not allowed on {path}; allowed: {allowed}"), data),
             headers={"Allow": allowed},
         )
     if status == 413:
@@ -51,7 +51,21 @@ def _http_problem(error: HTTPException, config: Config) -> Problem:
         return Problem(UNSUPPORTED_MEDIA_TYPE, N_("the body must be sent as application/json"))
     if status >= 500:
         return Problem(INTERNAL_ERROR, N_("the server could not answer"), status=status)
-    return Problem(HTTP_ERROR, error.description or error.name, status=status, title=error.name)
+    return Problem(
+        HTTP_ERROR,
+        _HTTP_WORDS.get(status, _HTTP_OTHER),
+        status=status,
+        title=_HTTP_TITLE.get(status, HTTP_ERROR.title),
+    )
+
+
+_HTTP_TITLE: Final = {400: N_("Bad Request"), 431: N_("Request Header Fields Too Large")}
+_HTTP_WORDS: Final = {
+    400: N_("the request could not be read"),
+    431: N_("a header of the request is too large"),
+}
+_HTTP_OTHER: Final = N_("the request could not be answered as sent")
+"""Werkzeug's own descriptions are English prose; an HTTP refusal is worded here instead."""
 
 
 _SHOWN_PATH: Final = 200

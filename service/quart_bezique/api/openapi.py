@@ -137,7 +137,7 @@ ranges cover what any route can answer beyond the statuses it names."""
 every route can be refused that way (a client generator needs them to type the error)."""
 RANGES: Final = ("4XX", "5XX")
 
-_SHUTTING_DOWN: Final = Problem(NOT_READY, "shutting down")
+_SHUTTING_DOWN: Final = Problem(NOT_READY, "the service is shutting down")
 PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Problem]]] = {
     "MalformedJson": {
         "truncated_body": Problem(
@@ -160,18 +160,18 @@ PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Problem]]] = {
     "Unprocessable": {
         "validation_error": Problem(
             VALIDATION_ERROR,
-            "/cards: a hand holds exactly 4 cards, got 1",
+            "/cards: a hand holds exactly 4 cards, not 1",
             errors=[
                 {
                     "pointer": "/cards",
-                    "message": "a hand holds exactly 4 cards, got 1",
+                    "message": "a hand holds exactly 4 cards, not 1",
                     "code": "WRONG_HAND_SIZE",
                 }
             ],
         ),
         "rules_violation": rules_problem(
             RulesError(
-                "the hands hold KS 7 times together; one shoe has only 6",
+                "the hands hold KS 7 times together; a shoe holds each card only 6 times",
                 code="SHOE_EXCEEDED",
                 path=("hands",),
             )

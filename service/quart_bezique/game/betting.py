@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Final, TypeGuard
 
 from .errors import PathElement, RulesError
+from .messages import N_, NP_, Message
 
 __all__ = [
     "MAX_MONEY",
@@ -151,10 +152,20 @@ def _is_money(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_MONEY
 
 
-def _money(value: object, path: tuple[PathElement, ...], what: str) -> int:
+def _is_integer(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _money(value: object, path: tuple[PathElement, ...], what: Message) -> int:
     if not _is_money(value):
         raise SetupError(
-            f"{what} must be an integer from 1 to {MAX_MONEY}, not {value!r}",
+            N_("{what} must be a whole number of chips, at least 1, not {value}").format(
+                what=what, value=repr(value)
+            )
+            if not _is_integer(value) or value < 1
+            else N_("{what} of {value} is too large to be counted exactly").format(
+                what=what, value=value
+            ),
             code="INVALID_AMOUNT",
             path=path,
         )
@@ -165,29 +176,43 @@ def _seats(players: object) -> tuple[str, ...]:
     """Rule 9 input: 2–4 distinct string ids, in clockwise order."""
     if isinstance(players, str | bytes) or not isinstance(players, Sequence):
         raise SetupError(
-            "players must be a list of player ids", code="INVALID_PLAYER", path=("players",)
+            N_("the players must be a list of player ids"),
+            code="INVALID_PLAYER",
+            path=("players",),
         )
     for i, player in enumerate(players):
         if not isinstance(player, str):
             raise SetupError(
-                f"player id {player!r} is not a string", code="INVALID_PLAYER", path=("players", i)
+                N_("the player id {player} is not text").format(player=repr(player)),
+                code="INVALID_PLAYER",
+                path=("players", i),
             )
     if len(players) < MIN_PLAYERS:
         raise SetupError(
-            f"a table seats at least {MIN_PLAYERS} players, not {len(players)}",
+            NP_(
+                "a table seats at least {min} players, not {count}",
+                "a table seats at least {min} players, not {count}",
+                "count",
+                min=MIN_PLAYERS,
+                count=len(players),
+            ),
             code="TOO_FEW_PLAYERS",
             path=("players",),
         )
     if len(players) > MAX_PLAYERS:
         raise SetupError(
-            f"a table seats at most {MAX_PLAYERS} players, not {len(players)}",
+            N_("a table seats at most {max} players, not {count}").format(
+                max=MAX_PLAYERS, count=len(players)
+            ),
             code="TOO_MANY_PLAYERS",
             path=("players",),
         )
     for i, player in enumerate(players):
         if player in players[:i]:
             raise SetupError(
-                f"player {player!r} is seated twice", code="DUPLICATE_PLAYER", path=("players", i)
+                N_("the player {player} is seated twice").format(player=player),
+                code="DUPLICATE_PLAYER",
+                path=("players", i),
             )
     return tuple(players)
 
@@ -215,28 +240,34 @@ class BettingSetup:
         seats = _seats(players)
         if not isinstance(dealer, str) or dealer not in seats:
             raise SetupError(
-                f"the dealer {dealer!r} is not seated", code="DEALER_NOT_SEATED", path=("dealer",)
+                N_("the dealer {dealer} is not seated at this table").format(dealer=repr(dealer)),
+                code="DEALER_NOT_SEATED",
+                path=("dealer",),
             )
-        ante = _money(ante, ("ante",), "the ante")
+        ante = _money(ante, ("ante",), N_("the ante"))
         if ante * len(seats) > MAX_MONEY:
             raise SetupError(
-                f"{len(seats)} antes of {ante} exceed the pot limit {MAX_MONEY}",
+                N_("{count} antes of {ante} are too large a pot to be counted exactly").format(
+                    count=len(seats), ante=ante
+                ),
                 code="INVALID_AMOUNT",
                 path=("ante",),
             )
         minimum = (
             ante
             if minimum_stake is None
-            else _money(minimum_stake, ("minimum_stake",), "the minimum stake")
+            else _money(minimum_stake, ("minimum_stake",), N_("the minimum stake"))
         )
         maximum = (
             None
             if maximum_stake is None
-            else _money(maximum_stake, ("maximum_stake",), "the maximum stake")
+            else _money(maximum_stake, ("maximum_stake",), N_("the maximum stake"))
         )
         if maximum is not None and maximum < minimum:
             raise SetupError(
-                f"the maximum stake {maximum} is below the minimum stake {minimum}",
+                N_("the maximum stake {maximum} is below the minimum stake {minimum}").format(
+                    maximum=maximum, minimum=minimum
+                ),
                 code="MAXIMUM_BELOW_MINIMUM",
                 path=("maximum_stake",),
             )
@@ -265,12 +296,17 @@ class BettingResult:
 # --- parsing actions -------------------------------------------------------------------------
 
 _ACTION_FIELDS: Final = frozenset(("player", "type", "amount"))
+_NEEDS_AMOUNT: Final = {
+    ActionType.STAKE: N_("action {number} is a stake and needs an amount"),
+    ActionType.TOP_UP: N_("action {number} is a top-up and needs an amount"),
+    ActionType.OPEN: N_("action {number} is an open and needs an amount"),
+}
 
 _Move = tuple[str, "_Kind", int | None]
 """A well-formed action as the replay consumes it: player, kind (from ``_KINDS``), amount."""
 
 
-def _action_error(message: str, *path: PathElement) -> SetupError:
+def _action_error(message: Message, *path: PathElement) -> SetupError:
     return SetupError(message, code="INVALID_ACTION", path=("actions", *path))
 
 
@@ -279,10 +315,16 @@ def _action_fields(raw: object, index: int) -> Mapping[str, object]:
     if isinstance(raw, Action):
         return {"player": raw.player, "type": raw.type, "amount": raw.amount}
     if not isinstance(raw, Mapping):
-        raise _action_error(f"action {index} is not an object", index)
+        raise _action_error(N_("action {number} is not an object").format(number=index), index)
     for key in raw:
         if key not in _ACTION_FIELDS:
-            raise _action_error(f"action {index} has an unknown field {key!r}", index, str(key))
+            raise _action_error(
+                N_("action {number} has an unknown field {key}").format(
+                    number=index, key=repr(key)
+                ),
+                index,
+                str(key),
+            )
     return raw
 
 
@@ -298,28 +340,41 @@ def _parse(raw: object, index: int) -> _Move:
         fields = _action_fields(raw, index)
     player = fields.get("player")
     if not isinstance(player, str):
-        raise _action_error(f"action {index} needs a player id string", index, "player")
+        raise _action_error(
+            N_("action {number} needs the player's id").format(number=index), index, "player"
+        )
     value = fields.get("type")
     kind = _KINDS.get(value) if isinstance(value, str) else None
     if kind is None:
         raise _action_error(
-            f"action {index} has type {value!r}; expected one of fold, stake, top_up, open",
+            N_(
+                "action {number} has the type {value}; the types are 'fold', 'stake', 'top_up' "
+                "and 'open'"
+            ).format(number=index, value=repr(value)),
             index,
             "type",
         )
     amount = fields.get("amount")
     if not kind.pays:  # a fold carries no amount; every other action carries money (section 2)
         if amount is not None:
-            raise _action_error(f"action {index} is a fold and takes no amount", index, "amount")
+            raise _action_error(
+                N_("action {number} is a fold and takes no amount").format(number=index),
+                index,
+                "amount",
+            )
         return player, kind, None
     if type(amount) is int and 0 < amount <= MAX_MONEY:  # plain money: the common case
         return player, kind, amount
     if amount is None:
-        raise _action_error(f"action {index} ({kind.type.value}) needs an amount", index, "amount")
+        raise _action_error(_NEEDS_AMOUNT[kind.type].format(number=index), index, "amount")
     return (
         player,
         kind,
-        _money(amount, ("actions", index, "amount"), f"the amount of action {index}"),
+        _money(
+            amount,
+            ("actions", index, "amount"),
+            N_("the amount of action {number}").format(number=index),
+        ),
     )
 
 
@@ -428,7 +483,7 @@ class _Table:
 
 # --- checks: pure, one per action kind -------------------------------------------------------
 
-Refusal = tuple[ReasonCode, str]
+Refusal = tuple[ReasonCode, Message]
 _Check = Callable[[_Table, int, int | None], Refusal | None]
 
 
@@ -437,7 +492,9 @@ def _pot_limit(table: _Table, amount: int) -> Refusal | None:
         return None
     return (
         ReasonCode.POT_LIMIT_EXCEEDED,
-        f"the pot holds {table.pot}; {amount} more would exceed the limit {MAX_MONEY}",
+        N_("the pot holds {pot}; {amount} more would be too large to count exactly").format(
+            pot=table.pot, amount=amount
+        ),
     )
 
 
@@ -453,27 +510,41 @@ def _check_stake(table: _Table, seat: int, amount: int | None) -> Refusal | None
         if table.current_stake is None:
             return (
                 ReasonCode.STAKE_BELOW_MINIMUM,
-                f"the first stake must be at least the minimum stake {floor}, not {amount}",
+                N_(
+                    "the first stake must be at least the minimum stake {floor}, not {amount}"
+                ).format(floor=floor, amount=amount),
             )
         return (
             ReasonCode.STAKE_BELOW_PREVIOUS,
-            f"a stake must be at least the current stake {floor}, not {amount}",
+            N_("a stake must be at least the current stake {floor}, not {amount}").format(
+                floor=floor, amount=amount
+            ),
         )
     cap = table.setup.maximum_stake
     if cap is not None and amount > cap:
-        return (ReasonCode.STAKE_ABOVE_MAXIMUM, f"{amount} exceeds the maximum stake {cap}")
+        return (
+            ReasonCode.STAKE_ABOVE_MAXIMUM,
+            N_("a stake of {amount} is above the maximum stake {cap}").format(
+                amount=amount, cap=cap
+            ),
+        )
     return _pot_limit(table, amount)
 
 
 def _check_top_up(table: _Table, seat: int, amount: int | None) -> Refusal | None:
     assert amount is not None
     if table.debtor is None:
-        return (ReasonCode.NO_TOP_UP_OWED, f"{table.name(seat)} owes no top-up")
+        return (
+            ReasonCode.NO_TOP_UP_OWED,
+            N_("{player} owes no top-up").format(player=table.name(seat)),
+        )
     owed = table.owed
     if amount != owed:
         return (
             ReasonCode.WRONG_TOP_UP_AMOUNT,
-            f"{table.name(seat)} owes a top-up of exactly {owed}, not {amount}",
+            N_("{player} owes a top-up of exactly {owed}, not {amount}").format(
+                player=table.name(seat), owed=owed, amount=amount
+            ),
         )
     return _pot_limit(table, amount)
 
@@ -482,15 +553,19 @@ def _check_open(table: _Table, seat: int, amount: int | None) -> Refusal | None:
     assert amount is not None
     if not table.may_open():
         why = (
-            "no stake has been made yet"
+            N_("opening needs a stake, and none has been made yet")
             if table.current_stake is None
-            else f"{table.in_count} players are still in, not 2"
+            else N_("opening needs exactly two players in, and {count} are still in").format(
+                count=table.in_count
+            )
         )
-        return ReasonCode.OPEN_NOT_ALLOWED, f"opening needs two players in and a stake: {why}"
+        return ReasonCode.OPEN_NOT_ALLOWED, why
     if amount != table.current_stake:
         return (
             ReasonCode.WRONG_OPEN_AMOUNT,
-            f"opening costs exactly the current stake {table.current_stake}, not {amount}",
+            N_("opening costs exactly the current stake {stake}, not {amount}").format(
+                stake=table.current_stake, amount=amount
+            ),
         )
     return _pot_limit(table, amount)
 
@@ -501,25 +576,37 @@ def _refuse_turn(table: _Table, seat: int) -> Refusal:
     assert to_act is not None
     debt = table.debtor is not None
     if seat != to_act:
-        owes = f" ({table.name(to_act)} owes a top-up of {table.owed})" if debt else ""
+        words = (
+            N_("{player} acted out of turn: it is {other}'s turn (to top up {owed} or fold)")
+            if debt
+            else N_("{player} acted out of turn: it is {other}'s turn")
+        )
         return (
             ReasonCode.NOT_YOUR_TURN,
-            f"it is {table.name(to_act)}'s turn, not {table.name(seat)}'s{owes}",
+            words.format(player=table.name(seat), other=table.name(to_act), owed=table.owed),
         )
     return (
         ReasonCode.TOP_UP_REQUIRED,
-        f"{table.name(seat)} owes a top-up of {table.owed}: top up or fold first",
+        N_("{player} owes a top-up of {owed}: top up or fold first").format(
+            player=table.name(seat), owed=table.owed
+        ),
     )
 
 
 def _round_over(table: _Table) -> Refusal:
     if table.showdown is not None:
         a, b = table.showdown
-        how = f"in a showdown between {table.name(a)} and {table.name(b)}"
+        ended = N_(
+            "the betting has ended in a showdown between {first} and {second}; no action is "
+            "legal after that (rule 9.7)"
+        ).format(first=table.name(a), second=table.name(b))
     else:
         assert table.winner is not None
-        how = f"with {table.name(table.winner)} winning uncontested"
-    return ReasonCode.ROUND_OVER, f"the betting has ended {how}; no action is legal (rule 9.7)"
+        ended = N_(
+            "the betting has ended with {winner} winning uncontested; no action is legal after "
+            "that (rule 9.7)"
+        ).format(winner=table.name(table.winner))
+    return ReasonCode.ROUND_OVER, ended
 
 
 def _judge(
@@ -527,7 +614,10 @@ def _judge(
 ) -> Refusal | None:
     """The one order of checks (see Decisions): who, whether the round is on, whose turn, what."""
     if seat is None:
-        return ReasonCode.UNKNOWN_PLAYER, f"{player!r} is not seated at this table"
+        return (
+            ReasonCode.UNKNOWN_PLAYER,
+            N_("{player} is not seated at this table").format(player=repr(player)),
+        )
     if table.phase is not _BETTING:
         return _round_over(table)
     if seat != table.to_act or (table.debtor is not None and not kind.debtor_may):
@@ -693,6 +783,6 @@ def validate_betting(
     just before the first illegal one (``BettingResult.state``)."""
     setup = BettingSetup.create(players, dealer, ante, minimum_stake, maximum_stake)
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
-        raise SetupError("actions must be a list", code="INVALID_ACTION", path=("actions",))
+        raise SetupError(N_("the actions must be a list"), code="INVALID_ACTION", path=("actions",))
     moves = [_parse(raw, index) for index, raw in enumerate(actions)]  # all shapes first
     return _replay(setup, moves, trace=trace)

@@ -16,6 +16,7 @@ from enum import Enum
 from typing import Final
 
 from .errors import RulesError
+from .messages import N_, NP_, Joined, Message
 
 
 class Suit(Enum):
@@ -210,47 +211,57 @@ class CardError(RulesError):
     """A card spelling that section 2 does not accept.
 
     ``position`` is the card's index in the list it came from (None for a lone value); it is also
-    the error's ``path`` so an HTTP layer can point at it without re-parsing.
+    the error's ``path`` so an HTTP layer can point at it without re-parsing. ``reason`` is why,
+    without the value (a ``Message``: any language renders it).
     """
 
     code = "INVALID_CARD"
 
-    def __init__(self, value: object, reason: str, position: int | None = None) -> None:
+    def __init__(self, value: object, reason: Message, position: int | None = None) -> None:
         self.value = value
         self.reason = reason
         self.position = position
-        where = f" at position {position}" if position is not None else ""
-        shown = (
+        shown = repr(
             value if isinstance(value, str | int | float | bool | None) else type(value).__name__
         )
-        super().__init__(
-            f"invalid card {shown!r}{where}: {reason}",
-            path=() if position is None else (position,),
-        )
+        if position is None:
+            message = N_("invalid card {value}: {reason}").format(value=shown, reason=reason)
+        else:
+            message = N_("invalid card {value} at position {position}: {reason}").format(
+                value=shown, position=position, reason=reason
+            )
+        super().__init__(message, path=() if position is None else (position,))
 
 
 _RANK_NAME: Final = {
-    Rank.NINE: "nine",
-    Rank.TEN: "ten",
-    Rank.JACK: "jack",
-    Rank.QUEEN: "queen",
-    Rank.KING: "king",
-    Rank.ACE: "ace",
+    Rank.NINE: N_("nine"),
+    Rank.TEN: N_("ten"),
+    Rank.JACK: N_("jack"),
+    Rank.QUEEN: N_("queen"),
+    Rank.KING: N_("king"),
+    Rank.ACE: N_("ace"),
 }
 _SUIT_NAME: Final = {
-    Suit.SPADES: "spades",
-    Suit.CLUBS: "clubs",
-    Suit.HEARTS: "hearts",
-    Suit.DIAMONDS: "diamonds",
+    Suit.SPADES: N_("spades"),
+    Suit.CLUBS: N_("clubs"),
+    Suit.HEARTS: N_("hearts"),
+    Suit.DIAMONDS: N_("diamonds"),
 }
-_RUSSIAN_WORD: Final = {
-    "rank": {"В": "валет = jack", "Д": "дама = queen", "К": "король = king", "Т": "туз = ace"},
+_CARD_NAME: Final = {
+    Suit.SPADES: N_("{code} or {russian} for the {rank} of spades"),
+    Suit.CLUBS: N_("{code} or {russian} for the {rank} of clubs"),
+    Suit.HEARTS: N_("{code} or {russian} for the {rank} of hearts"),
+    Suit.DIAMONDS: N_("{code} or {russian} for the {rank} of diamonds"),
+}
+"""One template per suit: a language that declines the suit's name does so in its own template."""
+_RUSSIAN_WORD: Final[Mapping[str, Mapping[str, Rank | Suit]]] = {
+    "rank": {"В": Rank.JACK, "Д": Rank.QUEEN, "К": Rank.KING, "Т": Rank.ACE},
     "suit": {
-        "П": "пики = spades",
-        "Т": "трефы = clubs",
-        "К": "крести = clubs",
-        "Ч": "черви = hearts",
-        "Б": "бубны = diamonds",
+        "П": Suit.SPADES,
+        "Т": Suit.CLUBS,
+        "К": Suit.CLUBS,
+        "Ч": Suit.HEARTS,
+        "Б": Suit.DIAMONDS,
     },
 }
 _CYRILLIC_TWIN: Final = dict(
@@ -258,9 +269,14 @@ _CYRILLIC_TWIN: Final = dict(
 )
 """Cyrillic letters that look like Latin ones, to name the confusion in a refusal."""
 _LATIN_TWIN: Final = {latin: cyrillic for cyrillic, latin in _CYRILLIC_TWIN.items()}
-_VARIATION_SELECTORS: Final = {"\ufe0f": "emoji", "\ufe0e": "text"}
-_RANKS_HINT: Final = "9 10 T J Q K A, or 9 10 В Д К Т"
-_SUITS_HINT: Final = "S C H D ♠ ♣ ♥ ♦, or П Т К Ч Б"
+_VARIATION_SELECTORS: Final = {
+    "\ufe0f": N_("an invisible emoji-style mark after {before}"),
+    "\ufe0e": N_("an invisible text-style mark after {before}"),
+}
+_RANKS_HINT: Final = N_("9 10 J Q K A, or in Russian 9 10 В Д К Т")
+_SUITS_HINT: Final = N_("S C H D ♠ ♣ ♥ ♦, or in Russian П Т К Ч Б")
+_OR: Final = N_(", or ")
+_WITH: Final = N_(" with ")
 
 
 def _is_cyrillic(ch: str) -> bool:
@@ -319,15 +335,18 @@ def russian_code(c: Card) -> str:
     return _RUSSIAN_RANKS[c.rank][0] + _RUSSIAN_SUITS[c.suit][0]
 
 
-def _write(cards: Sequence[Card]) -> str:
-    return ", or ".join(
-        f"{c.code} or {russian_code(c)} for the {_RANK_NAME[c.rank]} of {_SUIT_NAME[c.suit]}"
-        for c in cards
+def _write(cards: Sequence[Card]) -> Joined:
+    return Joined(
+        (
+            _CARD_NAME[c.suit].format(code=c.code, russian=russian_code(c), rank=_RANK_NAME[c.rank])
+            for c in cards
+        ),
+        _OR,
     )
 
 
-def _name(ch: str, part: str) -> str:
-    """A letter of a code as a human should see it: its script, code point and meaning."""
+def _name(ch: str, part: str) -> Message:
+    """A letter of a code as a person should see it: its script and meaning."""
     if _is_latin(ch):
         rank = _lookup(ch, "S", _LATIN_RANKS, _LATIN_SUITS)
         suit = _lookup("K", ch, _LATIN_RANKS, _LATIN_SUITS)
@@ -335,16 +354,19 @@ def _name(ch: str, part: str) -> str:
             _RANK_NAME[rank.rank] if part == "rank" and rank
             else _SUIT_NAME[suit.suit] if part == "suit" and suit else None
         )  # fmt: skip
-        return f"Latin {ch}" + (f" ({meaning})" if meaning else "")
+        if meaning is None:
+            return N_("Latin {letter}").format(letter=ch)
+        return N_("Latin {letter} ({meaning})").format(letter=ch, meaning=meaning)
     if not _is_cyrillic(ch):
-        return repr(ch)
+        return N_("the character {letter}").format(letter=repr(ch))
     word = _RUSSIAN_WORD[part].get(ch.upper())
-    if word is not None:
-        return f"Cyrillic {ch} (U+{ord(ch):04X}, {word})"
-    return f"Cyrillic {ch} (U+{ord(ch):04X})"
+    if word is None:
+        return N_("Cyrillic {letter}").format(letter=ch)
+    meaning = _RANK_NAME[word] if isinstance(word, Rank) else _SUIT_NAME[word]
+    return N_("Cyrillic {letter} ({meaning})").format(letter=ch, meaning=meaning)
 
 
-def _explain_letters(text: str) -> str | None:
+def _explain_letters(text: str) -> Message | None:
     """The script confusions of section 2.2: mixed scripts, Т before a suit symbol, look-alikes."""
     letters = [ch for ch in text if ch.isalpha()]
     readings = _readings(text)
@@ -353,57 +375,86 @@ def _explain_letters(text: str) -> str | None:
     parts = [_name(ch, "suit" if i == len(text) - 1 else "rank") for i, ch in enumerate(text)
              if ch.isalpha()]  # fmt: skip
     if any(map(_is_latin, letters)) and any(map(_is_cyrillic, letters)):
-        return (
-            f"mixes Latin and Cyrillic letters ({' with '.join(parts)}): write {_write(readings)}"
+        return N_("mixes Latin and Cyrillic letters ({parts}): write {readings}").format(
+            parts=Joined(parts, _WITH), readings=_write(readings)
         )
     if text[:-1].upper() == _TUZ:
-        return (
-            f"{parts[0]} before a suit symbol looks exactly like the Latin T (ten): "
-            f"write {_write(readings)}"
-        )
+        return N_(
+            "{name} before a suit symbol looks exactly like the Latin T (ten): write {readings}"
+        ).format(name=parts[0], readings=_write(readings))
     twins = [ch for ch in letters if ch in _CYRILLIC_TWIN or ch in _LATIN_TWIN]
     if twins:
-        alike = ", ".join(
-            f"{_name(ch, 'rank')} looks like "
-            + (
-                f"Latin {_CYRILLIC_TWIN[ch]}"
+        alike = Joined(
+            (
+                N_("{name} looks like Latin {letter}").format(
+                    name=_name(ch, "rank"), letter=_CYRILLIC_TWIN[ch]
+                )
                 if _is_cyrillic(ch)
-                else _name(_LATIN_TWIN[ch], "rank")
-            )
-            for ch in twins
+                else N_("{name} looks like {other}").format(
+                    name=_name(ch, "rank"), other=_name(_LATIN_TWIN[ch], "rank")
+                )
+                for ch in twins
+            ),
+            N_(", "),
         )
-        return f"{alike}: write {_write(readings)}"
+        return N_("{alike}: write {readings}").format(alike=alike, readings=_write(readings))
     return None  # pragma: no cover - a reading needs a look-alike, a mix or a tuz
 
 
-def _explain(text: object) -> str:
+_TYPE_NAME: Final = {
+    int: N_("a number"),
+    float: N_("a number"),
+    bool: N_("true or false"),
+    list: N_("a list"),
+    dict: N_("an object"),
+    type(None): N_("null"),
+}
+
+
+def _explain(text: object) -> Message:
     """Why ``text`` is not a card: only called once the fast lookup has failed."""
     if not isinstance(text, str):
-        return f"a card must be a string, not {type(text).__name__}"
+        kind = _TYPE_NAME.get(type(text), N_("another kind of value"))
+        return N_("a card is written as text in quotes, not as {kind}").format(kind=kind)
     if text == "":
-        return "empty string"
+        return N_("the card is left empty")
     if len(text) > 4:  # a code and one stray character at most: anything longer is just too long
-        return f"wrong length {len(text)}: a card is a rank ({_RANKS_HINT}) then a suit"
+        return _wrong_length(len(text))
     for i, ch in enumerate(text):
         if ch in _VARIATION_SELECTORS and i > 0:
-            kind, before = _VARIATION_SELECTORS[ch], text[i - 1]
+            mark = _VARIATION_SELECTORS[ch].format(before=text[i - 1])
             rest = text[:i] + text[i + 1 :]
-            fix = f"write {rest}" if rest in CARD_BY_SPELLING else f"without it, {_explain(rest)}"
-            return f"{kind} variation selector U+{ord(ch):04X} after {before}: {fix}"
+            if rest in CARD_BY_SPELLING:
+                return N_("{mark}: write {card}").format(mark=mark, card=rest)
+            return N_("{mark}; without it, {reason}").format(mark=mark, reason=_explain(rest))
     folded = unicodedata.normalize("NFKC", text)
     if folded != text and folded in CARD_BY_SPELLING:
-        return f"full-width or compatibility characters: write {folded}"
+        return N_("full-width or compatibility characters: write {card}").format(card=folded)
     if len(text) not in (2, 3):
-        return f"wrong length {len(text)}: a card is a rank ({_RANKS_HINT}) then a suit"
+        return _wrong_length(len(text))
     confused = _explain_letters(text)
     if confused is not None:
         return confused
     rank_text, suit_text = text[:-1], text[-1]
     if not any(rank_text.upper() in s for t in (_LATIN_RANKS, _RUSSIAN_RANKS) for s in t.values()):
-        return f"unknown rank {rank_text!r}: expected one of {_RANKS_HINT}"
+        return N_("unknown rank {rank_text}: expected one of {ranks}").format(
+            rank_text=repr(rank_text), ranks=_RANKS_HINT
+        )
     if suit_text.upper() not in SUIT_BY_SPELLING:
-        return f"unknown suit {suit_text!r}: expected one of {_SUITS_HINT}"
-    return "not a card"  # pragma: no cover - every accepted pair is in the table
+        return N_("unknown suit {suit_text}: expected one of {suits}").format(
+            suit_text=repr(suit_text), suits=_SUITS_HINT
+        )
+    return N_("no card is written so")  # pragma: no cover - every accepted pair is in the table
+
+
+def _wrong_length(length: int) -> Message:
+    return NP_(
+        "{length} character is not a card: a card is a rank ({ranks}) then a suit",
+        "{length} characters are not a card: a card is a rank ({ranks}) then a suit",
+        "length",
+        length=length,
+        ranks=_RANKS_HINT,
+    )
 
 
 def parse_card(text: object, position: int | None = None) -> Card:
@@ -429,29 +480,38 @@ class TrumpError(RulesError):
         self.value = value
         shown = value if isinstance(value, str | int | float | bool) else type(value).__name__
         self.reason = _explain_trump(value)
-        super().__init__(f"invalid trump {shown!r}: {self.reason}")
+        super().__init__(
+            N_("invalid trump {value}: {reason}").format(value=repr(shown), reason=self.reason)
+        )
 
 
-def _explain_trump(value: object) -> str:
+def _explain_trump(value: object) -> Message:
     """Why a trump was refused, naming a look-alike letter or variation selector if there is one."""
-    expected = f"expected one of {_SUITS_HINT} or null"
+    expected = N_("expected one of {suits} or null").format(suits=_SUITS_HINT)
     if not isinstance(value, str) or not 1 <= len(value) <= 2:
         return expected
     ch = value[0]
     if len(value) == 2:
         if value[1] not in _VARIATION_SELECTORS:
             return expected
-        fix = f"write {ch}" if ch in SUIT_BY_SPELLING else expected
-        selector = value[1]
-        kind = _VARIATION_SELECTORS[selector]
-        return f"{kind} variation selector U+{ord(selector):04X} after {ch}: {fix}"
+        mark = _VARIATION_SELECTORS[value[1]].format(before=ch)
+        if ch in SUIT_BY_SPELLING:
+            return N_("{mark}: write {card}").format(mark=mark, card=ch)
+        return N_("{mark}; without it, {reason}").format(mark=mark, reason=expected)
     twin = (_CYRILLIC_TWIN if _is_cyrillic(ch) else _LATIN_TWIN).get(ch, "")
     if twin not in SUIT_BY_SPELLING:
         return expected
     suit = SUIT_BY_SPELLING[twin]
-    return (
-        f"{_name(ch, 'suit')} is not a suit but looks like {_name(twin, 'suit')}: "
-        f"write {suit.value}, {suit.symbol} or {_RUSSIAN_SUITS[suit][0]} for {_SUIT_NAME[suit]}"
+    return N_(
+        "{name} is not a suit but looks like {other}: write {code}, {symbol} or {russian} for "
+        "{suit}"
+    ).format(
+        name=_name(ch, "suit"),
+        other=_name(twin, "suit"),
+        code=suit.value,
+        symbol=suit.symbol,
+        russian=_RUSSIAN_SUITS[suit][0],
+        suit=_SUIT_NAME[suit],
     )
 
 

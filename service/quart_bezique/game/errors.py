@@ -14,7 +14,8 @@ PathElement = str | int
 
 
 class RulesError(ValueError):
-    """Input the rules refuse. ``code`` is stable and documented; ``message`` is for humans."""
+    """Input the rules refuse. ``code`` is stable and documented; ``message`` is for humans: the
+    English text, and (as a ``messages.Message``) the template and values any language renders."""
 
     code: str = "RULES_ERROR"
 

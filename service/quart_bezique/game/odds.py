@@ -23,6 +23,7 @@ from typing import Final
 
 from .cards import CARDS, COPIES_IN_SHOE, HAND_SIZE, Card, Suit, parse_card, parse_suit
 from .errors import RulesError
+from .messages import N_
 from .scoring import CARD_WEIGHT, TRUMP_SETTINGS, ScoreTable, parse_hand, table
 from .showdown import ShoeError
 from .tables import ODDS, TableError, load, pack, unpack
@@ -651,19 +652,24 @@ def _parse_request(
         seen = ()
     if isinstance(seen, str | bytes) or not isinstance(seen, Sequence):
         raise OddsError(
-            f"seen is a list of cards, not {type(seen).__name__}",
+            N_("the seen cards must be a list of cards"),
             code="INVALID_SEEN",
             path=["seen"],
         )
     if isinstance(opponents, bool) or not isinstance(opponents, int):
         raise OddsError(
-            f"opponents is an integer from 1 to {MAX_OPPONENTS}, not {type(opponents).__name__}",
+            N_("the number of opponents must be a whole number from 1 to {max}").format(
+                max=MAX_OPPONENTS
+            ),
             code="INVALID_OPPONENTS",
             path=["opponents"],
         )
     if not 1 <= opponents <= MAX_OPPONENTS:
         raise OddsError(
-            f"opponents must be from 1 to {MAX_OPPONENTS} (a table seats 2 to 4), got {opponents}",
+            N_(
+                "the number of opponents must be from 1 to {max} (a table seats 2 to 4), "
+                "not {count}"
+            ).format(max=MAX_OPPONENTS, count=opponents),
             code="INVALID_OPPONENTS",
             path=["opponents"],
         )
@@ -678,14 +684,18 @@ def _parse_request(
         removed[c.index] += 1
         if removed[c.index] > COPIES_IN_SHOE:
             raise ShoeError(
-                f"the hand and the seen cards hold {c.code} {removed[c.index]} times; "
-                f"one shoe has only {COPIES_IN_SHOE}",
+                N_(
+                    "the hand and the seen cards hold {card} {times} times; a shoe holds each "
+                    "card only {copies} times"
+                ).format(card=c.code, times=removed[c.index], copies=COPIES_IN_SHOE),
                 path=["seen", i],
             )
     remaining = SHOE_SIZE - HAND_SIZE - len(seen)
     if remaining < HAND_SIZE * opponents:
         raise OddsError(
-            f"{remaining} cards left in the shoe cannot deal {opponents} hands of {HAND_SIZE}",
+            N_(
+                "{remaining} cards left in the shoe cannot deal {opponents} hands of {size} cards"
+            ).format(remaining=remaining, opponents=opponents, size=HAND_SIZE),
             code="SHOE_TOO_SMALL",
             path=["seen"],
         )
@@ -697,13 +707,15 @@ def _parse_request(
 def _check_sampling(samples: object, seed: object) -> tuple[int, int]:
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= MAX_SAMPLES:
         raise OddsError(
-            f"samples must be an integer from 1 to {MAX_SAMPLES}, got {samples!r}",
+            N_("the number of samples must be a whole number from 1 to {max}").format(
+                max=MAX_SAMPLES
+            ),
             code="INVALID_SAMPLES",
             path=["samples"],
         )
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise OddsError(
-            f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}",
+            N_("the sampling seed must be a whole number from 0 to {max}").format(max=MAX_SEED),
             code="INVALID_SEED",
             path=["seed"],
         )

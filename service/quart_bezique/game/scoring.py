@@ -32,6 +32,7 @@ from .cards import (
     parse_suit,
 )
 from .errors import RulesError
+from .messages import N_
 from .tables import SCORES, TableError, load, pack, unpack
 
 
@@ -583,12 +584,15 @@ def parse_hand(cards: Sequence[Card | str]) -> tuple[Card, ...]:
     six copies here; that limit bites only across hands, see ``showdown.check_shoe``)."""
     if isinstance(cards, str | bytes) or not isinstance(cards, Sequence):
         raise HandError(
-            f"a hand is a list of {HAND_SIZE} cards, not {type(cards).__name__}",
+            N_("a hand must be a list of {size} cards").format(size=HAND_SIZE),
             code="INVALID_HAND",
         )
     if len(cards) != HAND_SIZE:
         raise HandError(
-            f"a hand holds exactly {HAND_SIZE} cards, got {len(cards)}", code="WRONG_HAND_SIZE"
+            N_("a hand holds exactly {size} cards, not {count}").format(
+                size=HAND_SIZE, count=len(cards)
+            ),
+            code="WRONG_HAND_SIZE",
         )
     hand = tuple(c if isinstance(c, Card) else parse_card(c, i) for i, c in enumerate(cards))
     return hand

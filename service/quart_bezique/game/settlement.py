@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from .betting import Action, BettingResult, Phase, PlayerState, validate_betting
 from .cards import Card, Suit, parse_suit
 from .errors import RulesError
+from .messages import N_, Message
 from .scoring import HandScore, score_hand
 from .showdown import ShoeError, Showdown, compare_hands
 
@@ -59,20 +60,23 @@ def split_pot(pot: int, winners: Sequence[str]) -> dict[str, int]:
 def _require_finished(result: BettingResult) -> None:
     if result.error is not None:
         raise SettlementError(
-            f"the betting is invalid at action {result.error.index} ({result.error.code.value}): "
-            f"{result.error.message}",
+            N_("the betting went wrong at action {number}: {reason}").format(
+                number=result.error.index, reason=result.error.message
+            ),
             code="ROUND_INVALID",
             path=("actions", result.error.index),
         )
     if result.state.phase is Phase.BETTING:
         raise SettlementError(
-            f"the betting has not ended: {result.state.to_act} is to act",
+            N_("the betting has not ended: it is {player}'s turn").format(
+                player=result.state.to_act
+            ),
             code="ROUND_NOT_FINISHED",
             path=("actions",),
         )
 
 
-def _mismatch(message: str, *path: str) -> SettlementError:
+def _mismatch(message: Message, *path: str) -> SettlementError:
     return SettlementError(message, code="HANDS_MISMATCH", path=("hands", *path))
 
 
@@ -81,7 +85,7 @@ def _given_hands(hands: Hands | None) -> Hands:
     if hands is None:
         return {}
     if not isinstance(hands, Mapping):
-        raise _mismatch("hands must map player ids to their cards")
+        raise _mismatch(N_("the hands must map player ids to their cards"))
     return hands
 
 
@@ -89,11 +93,15 @@ def _require_hands_of(expected: Sequence[str], given: Hands) -> None:
     """Section 10 compares the showdown's two hands: no hand may be missing, none extra."""
     for player in expected:
         if player not in given:
-            raise _mismatch(f"the hand of {player} is missing", player)
+            raise _mismatch(N_("the hand of {player} is missing").format(player=player), player)
     for key in given:
         if key not in expected:
-            what = "the round ended uncontested" if not expected else "they are not in the showdown"
-            raise _mismatch(f"a hand was given for {key!r}, but {what}", str(key))
+            words = (
+                N_("a hand was given for {player}, but the round ended uncontested")
+                if not expected
+                else N_("a hand was given for {player}, who is not in the showdown")
+            )
+            raise _mismatch(words.format(player=repr(key)), str(key))
 
 
 def _score(player: str, cards: Sequence[Card | str], trump: Suit | None) -> HandScore:
@@ -129,7 +137,12 @@ def _outcome(
         _require_hands_of((), given)
         return None, (state.winner,)
     if not given:
-        raise _mismatch("a showdown needs the hands of {} and {}".format(*state.showdown))
+        first, second = state.showdown
+        raise _mismatch(
+            N_("a showdown needs the hands of {first} and {second}").format(
+                first=first, second=second
+            )
+        )
     _require_hands_of(state.showdown, given)
     showdown = _show(state.showdown, given, trump)
     sharing = state.showdown if showdown.winner is None else (state.showdown[showdown.winner],)

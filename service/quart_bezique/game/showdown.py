@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from .cards import COPIES_IN_SHOE, Card, Suit, parse_suit
 from .errors import RulesError
+from .messages import N_
 from .scoring import HandScore, score_hand
 
 
@@ -42,8 +43,10 @@ def check_shoe(hands: Sequence[Sequence[Card]]) -> None:
     if over:
         worst = over[0]
         raise ShoeError(
-            f"the hands hold {worst.code} {counts[worst]} times together; "
-            f"one shoe has only {COPIES_IN_SHOE}"
+            N_(
+                "the hands hold {card} {times} times together; a shoe holds each card only "
+                "{copies} times"
+            ).format(card=worst.code, times=counts[worst], copies=COPIES_IN_SHOE)
         )
 
 

@@ -22,7 +22,6 @@ from quart_bezique.api.contract.checks import (
 )
 from quart_bezique.api.contract.checks import Mapping as MappingCheck
 from quart_bezique.api.contract.error_codes import CountOf, coded
-from quart_bezique.api.contract.i18n import N_
 from quart_bezique.game.betting import MAX_MONEY
 from quart_bezique.game.cards import (
     CARD_BY_SPELLING,
@@ -35,6 +34,7 @@ from quart_bezique.game.cards import (
     parse_card,
     parse_suit,
 )
+from quart_bezique.game.messages import N_, NP_
 
 CARD_PATTERN: Final = (
     "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
@@ -81,8 +81,7 @@ class CardField(fields.String):
         try:
             return parse_card(text).code
         except CardError as error:
-            message = N_("not a card: {reason}").format(reason=error.reason)
-            raise ValidationError(coded(message, error.code)) from None
+            raise ValidationError(coded(error.reason, error.code)) from None
 
 
 class TrumpField(fields.String):
@@ -100,13 +99,8 @@ class TrumpField(fields.String):
         text = super()._deserialize(value, attr, data, **kwargs)
         try:
             suit = parse_suit(text)
-        except TrumpError:
-            raise ValidationError(
-                coded(
-                    N_("not a suit: expected one of S C H D ♠ ♣ ♥ ♦ (or П Т К Ч Б), or null"),
-                    "INVALID_TRUMP",
-                )
-            ) from None
+        except TrumpError as error:
+            raise ValidationError(coded(error.reason, error.code)) from None
         assert suit is not None  # a str never parses to "no trump"
         return suit.value
 
@@ -116,7 +110,13 @@ def hand_field(**kwargs: Any) -> fields.List[str]:
     return fields.List(
         CardField(),
         validate=CountOf(
-            equal=HAND_SIZE, subject=N_("a hand holds"), items=N_("cards"), code="WRONG_HAND_SIZE"
+            equal=HAND_SIZE,
+            words=NP_(
+                "a hand holds exactly {equal} card, not {count}",
+                "a hand holds exactly {equal} cards, not {count}",
+                "equal",
+            ),
+            code="WRONG_HAND_SIZE",
         ),
         metadata={"description": f"Exactly {HAND_SIZE} cards, in any order."},
         **kwargs,
@@ -153,7 +153,7 @@ class StrictBoolean(fields.Boolean):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
         if value is True or value is False:
             return value
-        raise ValidationError(N_("Not a valid boolean."))
+        raise ValidationError(N_("must be true or false").coded("NOT_A_BOOLEAN"))
 
 
 class Unique(validate.Validator):
@@ -168,7 +168,7 @@ class Unique(validate.Validator):
             if item in seen:
                 raise ValidationError(
                     coded(
-                        N_("must be distinct: {item} appears more than once").format(
+                        N_("{item} appears more than once; each must be different").format(
                             item=repr(item)
                         ),
                         "DUPLICATE_VALUE",
@@ -210,11 +210,11 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
         self, value: Any, attr: str | None, data: Any, **kwargs: Any
     ) -> dict[str, list[str]]:
         if not isinstance(value, Mapping):
-            raise ValidationError(N_("Not a valid mapping type."))
+            raise ValidationError(N_("must be an object with named fields").coded("NOT_AN_OBJECT"))
         if len(value) > self._max_players:
             raise ValidationError(
                 coded(
-                    N_("at most {max} hands, got {count}").format(
+                    N_("at most {max} hands, not {count}").format(
                         max=self._max_players, count=len(value)
                     ),
                     "TOO_MANY_PLAYERS",
@@ -226,7 +226,7 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
             if not PLAYER_MIN_LENGTH <= len(player) <= PLAYER_MAX_LENGTH:
                 errors[player] = [
                     coded(
-                        N_("a player id has {min} to {max} characters, got {length}").format(
+                        N_("a player id has {min} to {max} characters, not {length}").format(
                             min=PLAYER_MIN_LENGTH, max=PLAYER_MAX_LENGTH, length=len(player)
                         ),
                         "INVALID_PLAYER",

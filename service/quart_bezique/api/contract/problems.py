@@ -12,16 +12,17 @@ client cannot reach; each is listed in ``PROBLEM_TYPES`` and documented in ``ope
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
 from quart_bezique.api.contract.error_codes import code_of
-from quart_bezique.api.contract.i18n import ENGLISH, N_, negotiate
-from quart_bezique.api.contract.i18n.catalog import translator
+from quart_bezique.api.contract.i18n import ENGLISH, N_, NP_, negotiate
+from quart_bezique.api.contract.i18n.translations import translations
 from quart_bezique.game.errors import PathElement, RulesError, json_pointer
+from quart_bezique.game.messages import Message, render
 
 if TYPE_CHECKING:
     from flask import Response
@@ -195,27 +196,14 @@ PROBLEM_TYPES: Final[tuple[ProblemType, ...]] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Detail:
-    """A detail as its template (an ``N_()`` msgid) and the values that fill it, so that another
-    language fills the template's translation instead of parsing the English text back.
-
-    ``data``: values shown as they are, never parsed nor translated: anything taken from the
-    request (a path, a method, a header's value, a key the client wrote), clipped to
-    ``MAX_REPORTED_TEXT`` characters, and numbers. ``messages``: values that are messages of their
-    own (the core's, marshmallow's), each translated in turn."""
-
-    template: str
-    data: Mapping[str, object] = field(default_factory=dict)
-    messages: Mapping[str, str] = field(default_factory=dict)
-
-    def shown(self) -> dict[str, str]:
-        """``data`` as the detail shows it (clipped)."""
-        return {name: _clip(str(value)) for name, value in self.data.items()}
-
-    def text(self) -> str:
-        """The English detail."""
-        return self.template.format(**self.shown(), **self.messages)
+def quoting(
+    template: Message, data: Mapping[str, object], messages: Mapping[str, str] | None = None
+) -> Message:
+    """A detail quoting the request: ``data`` (a path, a method, a header's value, a key the
+    client wrote) is shown as it is, clipped to ``MAX_REPORTED_TEXT`` and never translated;
+    ``messages`` are messages of their own, rendered in the answer's language."""
+    shown = {name: _clip(str(value)) for name, value in data.items()}
+    return template.format(**shown, **(messages or {}))
 
 
 class Problem(Exception):
@@ -224,7 +212,7 @@ class Problem(Exception):
     def __init__(
         self,
         kind: ProblemType,
-        detail: str | Detail,
+        detail: str,
         *,
         status: int | None = None,
         title: str | None = None,
@@ -232,11 +220,10 @@ class Problem(Exception):
         errors: Sequence[Mapping[str, str]] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> None:
-        """``detail``: English text the service wrote (translated as a whole by the catalog's
-        patterns), or a ``Detail`` when it quotes the request (translated as its template)."""
-        self.parts = detail if isinstance(detail, Detail) else None
-        self.detail = detail.text() if isinstance(detail, Detail) else detail
-        super().__init__(self.detail)
+        """``detail`` and each error's ``message``: a ``Message`` (rendered in the answer's
+        language from its template) or text shown as it is."""
+        super().__init__(detail)
+        self.detail = detail
         self.kind = kind
         self.status = status if status is not None else kind.status
         self.title = title if title is not None else kind.title
@@ -246,38 +233,18 @@ class Problem(Exception):
 
     def document(self, language: str = ENGLISH) -> dict[str, Any]:
         """The problem document, in ``language``: ``title``, ``detail`` and each error's
-        ``message`` are translated; ``type``, ``code``, ``status`` and pointers never are."""
-        if language != ENGLISH:
-            return self._translated(language)
+        ``message`` are rendered in it; ``type``, ``code``, ``status`` and pointers never are."""
+        words = translations(language)
         doc: dict[str, Any] = {
             "type": self.kind.uri,
-            "title": self.title,
+            "title": render(self.title, words),
             "status": self.status,
-            "detail": self.detail,
-            "code": self.code,
-        }
-        if self.errors is not None:
-            doc["errors"] = self.errors[:MAX_REPORTED_ERRORS]
-        return doc
-
-    def _translated(self, language: str) -> dict[str, Any]:
-        translate = translator(language)
-        message = translate.message
-        parts = self.parts
-        if parts is None:
-            detail = message(self.detail)
-        else:
-            detail = translate.fill(parts.template, parts.shown(), parts.messages)
-        doc: dict[str, Any] = {
-            "type": self.kind.uri,
-            "title": message(self.title),
-            "status": self.status,
-            "detail": detail,
+            "detail": _clip_detail(render(self.detail, words)),
             "code": self.code,
         }
         if self.errors is not None:
             doc["errors"] = [
-                {**error, "message": message(error["message"])}
+                {**error, "message": _clip(render(error["message"], words))}
                 for error in self.errors[:MAX_REPORTED_ERRORS]
             ]
         return doc
@@ -330,13 +297,17 @@ def _flatten(messages: object, pointer: str, out: list[dict[str, str]]) -> None:
         for item in messages:
             _flatten(item, pointer, out)
     else:
-        out.append(
-            {"pointer": _clip(pointer), "message": _clip(str(messages)), "code": code_of(messages)}
-        )
+        out.append({"pointer": _clip(pointer), "message": messages, "code": code_of(messages)})  # type: ignore[dict-item]
 
 
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_REPORTED_TEXT else text[: MAX_REPORTED_TEXT - 1] + "…"
+
+
+def _clip_detail(text: str) -> str:
+    """A detail quotes one error's message after its pointer: room for both."""
+    limit = 2 * MAX_REPORTED_TEXT
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def validation_problem(
@@ -350,23 +321,29 @@ def validation_problem(
     _flatten(messages, json_pointer(prefix), errors)
     errors.sort(key=lambda e: e["pointer"])
     count = len(errors)
-    first = errors[0] if errors else {"pointer": "", "message": N_("invalid request")}
-    data: dict[str, object] = {"count": count - 1}
-    messages = {"message": first["message"]}
-    if first["pointer"]:
-        data["where"] = first["pointer"]  # the client's own keys: shown as they are
-    else:
-        messages["where"] = N_("the body")
+    first: Mapping[str, str] = (
+        errors[0] if errors else {"pointer": "", "message": N_("the request is not valid")}
+    )
+    where: str = _clip(first["pointer"]) if first["pointer"] else N_("the body")
+    more = count - 1
     if truncated:
-        template = N_(
-            "{where}: {message} (and {count} more listed; validation stopped there, "
-            "others were not sought)"
+        template = NP_(
+            "{where}: {message} (and {count} more listed; the check stopped there, others "
+            "were not sought)",
+            "{where}: {message} (and {count} more listed; the check stopped there, others "
+            "were not sought)",
+            "count",
         )
-    elif count > 1:
-        template = N_("{where}: {message} (and {count} more)")
+    elif more:
+        template = NP_(
+            "{where}: {message} (and {count} more)",
+            "{where}: {message} (and {count} more)",
+            "count",
+        )
     else:
         template = N_("{where}: {message}")
-    return Problem(VALIDATION_ERROR, Detail(template, data, messages), errors=errors)
+    detail = template.format(where=where, message=first["message"], count=more)
+    return Problem(VALIDATION_ERROR, detail, errors=errors)
 
 
 def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Problem:
@@ -377,9 +354,9 @@ def rules_problem(error: RulesError, prefix: Sequence[PathElement] = ()) -> Prob
     pointer = _clip(json_pointer((*prefix, *error.path)))
     return Problem(
         RULES_VIOLATION,
-        _clip(error.message),
+        error.message,
         code=error.code,
-        errors=[{"pointer": pointer, "message": _clip(error.message), "code": error.code}],
+        errors=[{"pointer": pointer, "message": error.message, "code": error.code}],
     )
 
 

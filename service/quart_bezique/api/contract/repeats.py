@@ -15,7 +15,8 @@ import json
 import re
 from typing import Any, Final
 
-from quart_bezique.api.contract.problems import MALFORMED_JSON, Detail, Problem
+from quart_bezique.api.contract.problems import MALFORMED_JSON, Problem, quoting
+from quart_bezique.game.messages import N_
 
 _RUN: Final = re.compile(rb"\\+u003[aA]")
 """A run of backslashes, then ``u003a`` (either case): an escaped colon when the run is odd (an
@@ -42,11 +43,11 @@ def refuse_repeated_key(data: bytes) -> None:
         for key, _ in items:
             if key in seen:
                 shown = key if len(key) <= _SHOWN else key[: _SHOWN - 1] + "…"
-                template = "the body repeats the key {key} in one object"  # i18n/foreign.py
-                raise Problem(MALFORMED_JSON, Detail(template, {"key": json.dumps(shown)}))
+                template = N_("the body repeats the key {key} in one object")
+                raise Problem(MALFORMED_JSON, quoting(template, {"key": json.dumps(shown)}))
             seen.add(key)
 
     try:
         json.loads(data, object_pairs_hook=pairs)
     except (RecursionError, ValueError):  # pragma: no cover - orjson accepted it already
-        raise Problem(MALFORMED_JSON, "the body is not valid JSON") from None
+        raise Problem(MALFORMED_JSON, N_("the body is not valid JSON")) from None

@@ -17,7 +17,6 @@ from marshmallow import Schema, ValidationError, fields, validate, validates_sch
 
 from quart_bezique.api.config import Config
 from quart_bezique.api.contract.checks import Distinct, PresentUnless, fast_rule
-from quart_bezique.api.contract.error_codes import coded
 from quart_bezique.api.contract.fields import (
     CARD_CODES,
     SUIT_CODES,
@@ -31,8 +30,10 @@ from quart_bezique.api.contract.fields import (
     player_field,
 )
 from quart_bezique.api.contract.problems import PROBLEM_TYPES
+from quart_bezique.api.contract.worded import speak
 from quart_bezique.game.betting import MAX_PLAYERS, MIN_PLAYERS, ActionType, Phase, ReasonCode
 from quart_bezique.game.cards import CARDS, COPIES_IN_SHOE, HAND_SIZE
+from quart_bezique.game.messages import N_, Message
 from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED, MAX_OPPONENTS, MAX_SEED
 from quart_bezique.game.ruleset import RULESET
 from quart_bezique.game.scoring import CombinationType
@@ -42,7 +43,12 @@ FOLD: Final = ActionType.FOLD.value
 
 
 class BaseSchema(Schema):
-    """Unknown fields are refused (``additionalProperties: false``) so typos never pass silently."""
+    """Unknown fields are refused (``additionalProperties: false``) so typos never pass silently;
+    every refusal is a coded message template (``worded``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        speak(self)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -78,8 +84,16 @@ class ShowdownSchema(BaseSchema):
     def _distinct_players(self, data: dict[str, Any], **kwargs: Any) -> None:
         hands = data.get("hands")
         if hands and len(hands) == 2 and hands[0]["player"] == hands[1]["player"]:
-            message = coded("the two hands must belong to different players", "DUPLICATE_PLAYER")
+            message = N_("the two hands must belong to different players").coded("DUPLICATE_PLAYER")
             raise ValidationError({"hands": {1: {"player": [message]}}})
+
+
+AMOUNT_NEEDED: Final[dict[str, Message]] = {
+    ActionType.STAKE.value: N_("a stake needs an amount"),
+    ActionType.TOP_UP.value: N_("a top-up needs an amount"),
+    ActionType.OPEN.value: N_("an open needs an amount"),
+}
+"""Each action's own sentence: a person reads "a top-up", never the wire's ``top_up``."""
 
 
 class ActionSchema(BaseSchema):
@@ -102,9 +116,11 @@ class ActionSchema(BaseSchema):
     def _amount_matches_type(self, data: dict[str, Any], **kwargs: Any) -> None:
         kind = data.get("type")
         if kind == FOLD and "amount" in data:
-            raise ValidationError({"amount": [coded("a fold takes no amount", "INVALID_AMOUNT")]})
+            message = N_("a fold takes no amount").coded("INVALID_AMOUNT")
+            raise ValidationError({"amount": [message]})
         if kind is not None and kind != FOLD and "amount" not in data:
-            raise ValidationError({"amount": [coded(f"a {kind} needs an amount", "MISSING_FIELD")]})
+            needs = AMOUNT_NEEDED.get(kind, N_("this action needs an amount"))
+            raise ValidationError({"amount": [needs.coded("MISSING_FIELD")]})
 
 
 MAX_ODDS_SAMPLES: Final = 20_000

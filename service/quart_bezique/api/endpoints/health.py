@@ -17,6 +17,7 @@ from quart_bezique.api.contract.problems import NOT_READY, Problem
 from quart_bezique.api.contract.rules import RulesSchema, rules_document
 from quart_bezique.api.contract.schemas import StatusSchema
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources, View, static_json
+from quart_bezique.game.messages import N_
 from quart_bezique.game.scoring import tables_ready
 
 RULES = Operation(
@@ -49,7 +50,7 @@ READY = Operation(
     answer_example="ready",
 )
 
-AUDIT_LAGGING: Final = "the audit log is not keeping up"
+AUDIT_LAGGING: Final = N_("the audit log is not keeping up")
 """The detail of a 503 on ``/readyz`` while the audit sink refuses lines (``sink.AuditSink``)."""
 
 
@@ -80,8 +81,12 @@ def _ready_view(resources: Resources) -> View:
 
     def ready() -> Response:
         if draining() or not tables_ready():
-            detail = "shutting down" if draining() else "the scoring tables are not built yet"
-            raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})
+            reason = (
+                N_("the service is shutting down")
+                if draining()
+                else N_("the scoring tables are not built yet")
+            )
+            raise Problem(NOT_READY, reason, headers={"Retry-After": "1"})
         for check, detail in checks:
             if not check():
                 raise Problem(NOT_READY, detail, headers={"Retry-After": "1"})

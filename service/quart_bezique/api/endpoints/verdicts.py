@@ -23,6 +23,7 @@ from quart_bezique.api.contract.problems import NOT_READY, Problem
 from quart_bezique.api.contract.schemas import BaseSchema
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources, View, static_json
 from quart_bezique.api.envelope.road import Handler, Judged
+from quart_bezique.game.messages import N_
 from quart_bezique.game.ruleset import RULESET
 from quart_bezique.receipts.header import Reason
 from quart_bezique.wire.canonical import SIGNED_ROUTES, request_digest
@@ -198,7 +199,7 @@ def _build_view(resources: Resources) -> View:
 
     def build() -> Response:
         if build_body is None:
-            raise Problem(NOT_READY, "the build manifest cannot be computed")
+            raise Problem(NOT_READY, N_("the build manifest cannot be computed"))
         return static_json(build_body)
 
     return build

@@ -18,8 +18,8 @@ from quart_bezique.api.contract.problems import (
     HTTP_ERROR,
     REQUEST_TIMEOUT,
     UNSUPPORTED_MEDIA_TYPE,
-    Detail,
     Problem,
+    quoting,
 )
 from quart_bezique.api.contract.reading import decode, refuse_repeated, repeats_a_key, too_large
 from quart_bezique.api.envelope.budget import refuse_excess
@@ -42,7 +42,7 @@ def read(environ: dict[str, Any], exchange: Exchange, max_body: int) -> bytes:
             detail = N_("the body must be sent as {expected}; no Content-Type header was sent")
         raise Problem(
             UNSUPPORTED_MEDIA_TYPE,
-            Detail(detail, {"expected": JSON_MEDIA_TYPE, "media": media}),  # the header: data
+            quoting(detail, {"expected": JSON_MEDIA_TYPE, "media": media}),  # the header: data
             headers={"Accept-Post": JSON_MEDIA_TYPE},
         )
     try:
@@ -60,7 +60,7 @@ def read(environ: dict[str, Any], exchange: Exchange, max_body: int) -> bytes:
             HTTP_ERROR,
             _UNREADABLE,
             status=400,
-            title="Bad Request",
+            title=N_("Bad Request"),
             headers={"Connection": "close"},
         ) from None
     if exchange.timed_out:  # cut by ``deadline``: what came is partial
@@ -121,7 +121,7 @@ def _refuse_short_body(received: int, declared: str) -> None:
             N_("the body ended after {received} of the {declared} bytes its Content-Length "
                "declares").format(received=received, declared=int(declared)),
             status=400,
-            title="Bad Request",
+            title=N_("Bad Request"),
             headers={"Connection": "close"},
         )  # fmt: skip
 

@@ -126,13 +126,13 @@ class Road:
             log.exception("unhandled error on %s", exchange.request_id)
             return _refused(_INTERNAL, exchange, environ)
 
-        def body_digest() -> str:
+        def digest_of_body() -> str:
             canonical = judged.canonical
             if canonical is None:
                 canonical = spelled_canonically(self._form, parsed)
             return digest(self._form, parsed, sorted_text=sorted_text, canonical=canonical)
 
-        return _ok(judged.payload, parsed, exchange, body_digest)
+        return _ok(judged.payload, parsed, exchange, digest_of_body)
 
     def _typed(self, found: Typed, exchange: Exchange) -> Answer:
         return _ok(found.judged.payload, None, exchange, lambda: sha256(found.text))
@@ -158,13 +158,14 @@ class Road:
         return int(status[:3]), answer
 
 
-def _ok(payload: Any, parsed: Any, exchange: Exchange, body_digest: Callable[[], str]) -> Answer:
+def _ok(payload: Any, parsed: Any, exchange: Exchange, digest_of_body: Callable[[], str]) -> Answer:
     """The 200 answer of either road: the payload rendered, its audit facts settled (the body's
-    digest, computed by ``body_digest``, only when the audit or a receipt wants it), its headers."""
+    digest, computed by ``digest_of_body`` only when the audit or a receipt wants it), its
+    headers."""
     answer = orjson.dumps(payload)
     exchange.answered(parsed, payload, answer)
     if exchange.audit:
-        exchange.body_digest = body_digest()
+        exchange.body_digest = digest_of_body()
     return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
 
 

@@ -1,14 +1,12 @@
-"""Problem documents in the client's language (English, or Russian when it prefers it).
+"""Problem documents in the client's language (English, Russian or Ukrainian).
 
-The rules core and the schemas keep speaking English: their messages are values with a stable
-meaning that tests, logs and library users rely on. Translation happens once, at the HTTP edge,
-when a problem document is rendered: ``language.negotiate`` reads ``Accept-Language`` and
-``catalog.translator`` maps each English message onto its Russian template from the gettext
-catalog (``service/quart_bezique/api/contract/locale``, read by ``po``), falling back to the English
-text for anything the catalog does not know.
+Every message is a ``quart_bezique.game.messages.Message``: English text that keeps its template
+and values. ``language.negotiate`` reads ``Accept-Language``; ``translations`` gives the chosen
+language's compiled gettext catalog; the message renders itself from its template's translation.
 """
 
-from .language import ENGLISH, LANGUAGES, RUSSIAN, negotiate
-from .marker import N_
+from quart_bezique.game.messages import N_, NP_
 
-__all__ = ["ENGLISH", "LANGUAGES", "N_", "RUSSIAN", "negotiate"]
+from .language import ENGLISH, LANGUAGES, RUSSIAN, UKRAINIAN, negotiate
+
+__all__ = ["ENGLISH", "LANGUAGES", "NP_", "N_", "RUSSIAN", "UKRAINIAN", "negotiate"]

@@ -2,8 +2,8 @@
 
 Quality-ranked (RFC 9110 §12.5.4): the highest-ranked range naming a language served here wins,
 ties going to the one listed first; ``*`` stands for the default (English); ``q=0`` excludes.
-A header that does not even contain the letters ``ru`` is English without being parsed, so the
-English answers (most of them) pay one substring test.
+A header that contains neither ``ru`` nor ``uk`` (in any letter case) is English without being
+parsed, so the English answers (most of them) pay a lowercase copy and two substring tests.
 """
 
 from __future__ import annotations
@@ -12,16 +12,19 @@ from typing import Final
 
 ENGLISH: Final = "en"
 RUSSIAN: Final = "ru"
-LANGUAGES: Final = (ENGLISH, RUSSIAN)
+UKRAINIAN: Final = "uk"
+LANGUAGES: Final = (ENGLISH, RUSSIAN, UKRAINIAN)
 """Served languages, the default first."""
 MAX_RANGES: Final = 32
 """Ranges of one header looked at: a real browser sends a handful; a hostile header is cut."""
 
 
 def negotiate(header: str | None) -> str:
-    """The language to answer in (``ENGLISH`` unless the header ranks Russian first)."""
-    if not header or ("ru" not in header and "RU" not in header and "Ru" not in header
-                      and "rU" not in header):  # fmt: skip
+    """The language to answer in (``ENGLISH`` unless the header ranks another served one first)."""
+    if not header:
+        return ENGLISH
+    lowered = header.lower()
+    if "ru" not in lowered and "uk" not in lowered:
         return ENGLISH
     return _ranked(header)
 
