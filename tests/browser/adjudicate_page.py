@@ -1,16 +1,79 @@
 """Driving the adjudication page in Chromium the way a person does: typing into inputs (CDP's
 ``Input.insertText``, which fires the same input events as a keyboard), clicking buttons, and
-waiting for what the page shows. Also axe-core, injected through the protocol, never fetched.
+waiting for what the page shows, on a phone's width or a desktop's. Also axe-core, injected
+through the protocol, never fetched, and the words a person sees, for the one-language check.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import re
 from typing import Any
 
 from tests.api.chromium_cdp import Browser
 
 IMPACTS_REFUSED = ("serious", "critical")
+PHONE = 390
+TABLET = 768
+DESKTOP = 1100
+
+VISIBLE_TEXT = """(() => {
+  const lang = document.documentElement.lang;
+  const out = [];
+  const shown = (node) => node.getClientRects().length > 0 || node.closest('.sr');
+  const skip = (node) => node.closest('pre, .mono, [hidden]')
+    || (node.closest('[lang]') && node.closest('[lang]').getAttribute('lang') !== lang);
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const parent = n.parentElement;
+    if (!parent || parent.closest('script, style, noscript, datalist') || skip(parent)) continue;
+    if (!shown(parent)) continue;
+    out.push(n.textContent);
+  }
+  for (const node of document.querySelectorAll('input, select, [aria-label], [title]')) {
+    if (skip(node) || !shown(node)) continue;
+    if (node.matches('input:not([type=password])')) out.push(node.value);
+    if (node.matches('select')) out.push(node.selectedOptions[0]?.textContent || '');
+    for (const name of ['aria-label', 'title']) {
+      if (node.getAttribute(name)) out.push(node.getAttribute(name));
+    }
+  }
+  return out.join('\\n');
+})()"""
+"""Every text a person sees (and what screen readers read) in the page's language: text nodes,
+input values, chosen options, labels and tooltips; code (``pre``, ``.mono``) and elements in
+another language (the language switch's own names) left out."""
+
+WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’][^\W\d_]+)*")
+LATIN = re.compile(r"[A-Za-z]")
+CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+ONLY = {"uk": re.compile(r"[іїєґІЇЄҐ]"), "ru": re.compile(r"[ыэъёЫЭЪЁ]")}
+"""Letters one of the two Cyrillic languages has and the other has not."""
+LATIN_ALLOWED = {"API", "SHA", "UTC", "HTTP", "HTTPS", "PDF", "QR", "A"}
+"""Latin words a Russian or Ukrainian view may show: acronyms, and A of the A4 paper size."""
+CARD_CODE = re.compile(r"(?:10|9|[AKQJT])?[SCHD]?|(?:10|9|[AKQJT])[SCHDscdh]")
+RUSSIAN_CARD_LETTER = re.compile(r"[ТКДВПЧБ]")
+"""A rank or suit letter of the Russian card notation, which the service's English texts name."""
+
+
+def foreign_words(text: str, lang: str, names: tuple[str, ...] = ()) -> list[str]:
+    """The words of ``text`` that belong to another language than ``lang``: Latin words in a
+    Russian or Ukrainian view (acronyms, card codes and ``names`` aside), Cyrillic ones in an
+    English view (``names`` aside), and words with letters only the other of ru and uk has."""
+    found = []
+    for word in WORD.findall(text):
+        if word in names:
+            continue
+        if lang == "en":
+            if CYRILLIC.search(word) and not RUSSIAN_CARD_LETTER.fullmatch(word):
+                found.append(word)
+        elif LATIN.search(word):
+            if word not in LATIN_ALLOWED and not CARD_CODE.fullmatch(word):
+                found.append(word)
+        elif ONLY["uk" if lang == "ru" else "ru"].search(word):
+            found.append(word)
+    return sorted(set(found))
 
 
 def js(value: object) -> str:
@@ -94,5 +157,21 @@ class Page:
         violations: list[dict[str, Any]] = result["result"]["value"]
         return [v for v in violations if v["impact"] in IMPACTS_REFUSED]
 
-    def screenshot(self, width: int = 1100, height: int = 820) -> bytes:
-        return self.browser.screenshot(width, height)
+    def width(self, width: int, height: int = 820) -> None:
+        """Lay the page out as on a screen ``width`` CSS pixels wide (a phone below 500)."""
+        self.browser.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500},
+        )
+
+    def sideways(self) -> int:
+        """How many CSS pixels the page is wider than the screen (0: no sideways scroll)."""
+        return int(self.eval("document.documentElement.scrollWidth - window.innerWidth"))
+
+    def visible_text(self) -> str:
+        return str(self.eval(VISIBLE_TEXT))
+
+    def screenshot(self, width: int = DESKTOP, height: int = 820) -> bytes:
+        self.width(width, height)
+        data = self.browser.send("Page.captureScreenshot", {"format": "png"})["data"]
+        return base64.b64decode(data)

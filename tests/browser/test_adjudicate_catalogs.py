@@ -1,8 +1,8 @@
-"""The adjudication page's two string catalogs
-(service/quart_bezique/api/endpoints/static/adjudicate/i18n): every key in both languages, the same
-placeholders on both sides, every key the scripts ask for present, every code the service can answer
-with named, and every rule section the page cites a real section of docs/rules.md under its real
-English name. No browser needed.
+"""The adjudication page's three string catalogs
+(service/quart_bezique/api/endpoints/static/adjudicate/i18n): every key in every language, the same
+placeholders everywhere, each language's own letters and game terms, every key the scripts ask for
+present, every code the service can answer with named, and every rule section the page cites a real
+section of docs/rules.md under its real English name. No browser needed.
 """
 
 from __future__ import annotations
@@ -18,31 +18,66 @@ from quart_bezique.game.scoring import CombinationType
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = {lang: json.loads((STATIC_FOLDER / "i18n" / f"{lang}.json").read_text("utf-8"))
-            for lang in ("en", "ru")}  # fmt: skip
+            for lang in ("en", "ru", "uk")}  # fmt: skip
 SCRIPTS = {p.name: p.read_text("utf-8") for p in STATIC_FOLDER.glob("*.js")}
 PAGE = (STATIC_FOLDER / "page.html").read_text("utf-8")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 RANK_CODES = ("A", "K", "Q", "J", "10", "9")
 CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+ONLY = {"uk": re.compile(r"[іїєґІЇЄҐ]"), "ru": re.compile(r"[ыэъёЫЭЪЁ]")}
+ACRONYMS = {"API", "SHA", "UTC", "HTTPS", "PDF", "QR"}
 
 
-def test_both_catalogs_have_exactly_the_same_keys() -> None:
-    assert set(CATALOGS["en"]) == set(CATALOGS["ru"])
+def test_all_catalogs_have_exactly_the_same_keys() -> None:
+    assert set(CATALOGS["en"]) == set(CATALOGS["ru"]) == set(CATALOGS["uk"])
     assert len(CATALOGS["en"]) > 150
 
 
 @pytest.mark.parametrize("key", sorted(CATALOGS["en"]))
 def test_every_key_is_translated_with_the_same_placeholders(key: str) -> None:
-    en, ru = CATALOGS["en"][key], CATALOGS["ru"][key]
-    assert en.strip() and ru.strip()
-    assert set(PLACEHOLDER.findall(en)) == set(PLACEHOLDER.findall(ru))
-    assert not CYRILLIC.search(en) or "ТП" in en  # English strings are English (one example aside)
+    en, ru, uk = CATALOGS["en"][key], CATALOGS["ru"][key], CATALOGS["uk"][key]
+    assert en.strip() and ru.strip() and uk.strip()
+    assert (
+        set(PLACEHOLDER.findall(en)) == set(PLACEHOLDER.findall(ru)) == set(PLACEHOLDER.findall(uk))
+    )
+    assert not CYRILLIC.search(en)  # English strings are English
 
 
-def test_russian_strings_are_russian() -> None:
-    untranslated = [k for k, v in CATALOGS["ru"].items() if v == CATALOGS["en"][k]
-                    and re.search(r"[A-Za-z]{3}", PLACEHOLDER.sub("", v))]  # fmt: skip
-    assert untranslated == []
+@pytest.mark.parametrize("lang", ["ru", "uk"])
+def test_cyrillic_catalogs_hold_no_other_language(lang: str) -> None:
+    """No Latin word but acronyms, and none of the letters only the other language has."""
+    other = "uk" if lang == "ru" else "ru"
+    latin = {w for v in CATALOGS[lang].values() for w in LATIN_WORD.findall(PLACEHOLDER.sub("", v))}
+    latin -= ACRONYMS
+    assert latin == set()
+    assert [k for k, v in CATALOGS[lang].items() if ONLY[other].search(v)] == []
+
+
+def test_ukrainian_and_russian_game_terms() -> None:
+    uk, ru = CATALOGS["uk"], CATALOGS["ru"]
+    assert [uk[f"suit.{s}"] for s in "SCHD"] == ["піки", "трефи", "чирви", "бубни"]
+    assert [ru[f"suit.{s}"] for s in "SCHD"] == ["пики", "трефы", "червы", "бубны"]
+    assert [uk[f"rank.{r}"] for r in ("A", "K", "Q", "J")] == ["туз", "король", "дама", "валет"]
+    assert uk["combo.bezique"] == "Безик" and uk["combo.coronka"] == "Коронка"
+    assert uk["combo.marriage"] == "Мар\u02bcяж"
+    assert uk["breakdown.points"] == "Очки" and uk["score"].startswith("Очки")
+    assert not any("окуляр" in v.lower() for v in uk.values())
+    # Counts of points in the forms each language has (1 очко, 2 очки/очка, 5 очок/очков).
+    assert [uk[f"unit.points.{f}"] for f in ("one", "few", "many")] == ["очко", "очки", "очок"]
+    assert [ru[f"unit.points.{f}"] for f in ("one", "few", "many")] == ["очко", "очка", "очков"]
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk"])
+def test_the_card_hint_offers_no_latin_t(lang: str) -> None:
+    """The hint shows the ace as the page does (Т♠, Cyrillic) and no spelling in Latin letters,
+    whose T before a suit symbol would be a ten that looks like the ace."""
+    hint = CATALOGS[lang]["cards.hint"]
+    assert "Т♠" in hint and not re.search(r"[A-Za-z]", hint)
+
+
+def test_the_language_switch_offers_ukrainian() -> None:
+    assert 'id="lang-uk" lang="uk">Українська<' in PAGE
 
 
 def test_every_key_the_page_asks_for_exists() -> None:

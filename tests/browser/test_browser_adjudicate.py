@@ -1,11 +1,10 @@
 """The adjudication page in a real browser against the real gunicorn server, network closed.
 
-Each of the five views is used with real input in Russian and in English (typed notation, Latin
-and Russian, the card grid, the action list), its verdict checked against what the API itself
-answers, its screenshot kept in docs/screenshots/, and axe-core run on it (no serious or
-critical violation). Bad input must be explained next to the input it is about; a keyed server
-must be usable with the key typed into the page; nothing may be fetched from anywhere but the
-service, and the dispute sheet's digests must be those of the exact bytes exchanged.
+Each of the five views is used with real input in Russian, Ukrainian and English (typed in the
+page's notation, the card grid, the action list), its verdict checked against what the API itself
+answers, its screenshot kept in docs/screenshots/ (desktop and phone), axe-core run on it, and
+its words checked to be of the chosen language only, with nothing wider than a phone's screen.
+The dispute sheet's one request digest must be the signed receipt's.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import pytest
 
 from tests.api.api_support import LiveServer
 from tests.api.chromium_cdp import Browser, browser
-from tests.browser.adjudicate_page import Page, js
+from tests.browser.adjudicate_page import DESKTOP, PHONE, TABLET, Page, foreign_words, js
 
 pytestmark = pytest.mark.browser
 
@@ -56,77 +55,135 @@ def net_text(text: str) -> str:
     return re.sub(r"[\s\u202f\u00a0]", "", text).replace("\u2212", "-")
 
 
+def shown_share(value: float) -> str:
+    """The digits of a share of 0..100 as the page must write it: two decimals at most, never
+    rounded onto 100 (or 0) it is not."""
+    shown = round(value * 100)
+    if shown >= 10000 and value < 100:
+        shown = int(value * 100)
+    return digits(f"{shown / 100:.2f}".rstrip("0").rstrip("."))
+
+
 def shoot(page: Page, screenshots: Path, name: str, selector: str | None = None) -> None:
-    if selector:
-        page.eval(f"document.querySelector({js(selector)}).scrollIntoView({{block: 'start'}})")
-    png = page.screenshot()
-    assert png.startswith(b"\x89PNG")
-    (screenshots / f"{name}.png").write_bytes(png)
+    for width, suffix in ((DESKTOP, ""), (PHONE, "-phone")):
+        page.width(width)
+        if selector:
+            page.eval(f"document.querySelector({js(selector)}).scrollIntoView({{block: 'start'}})")
+        png = page.screenshot(width, 820 if width == DESKTOP else 844)
+        assert png.startswith(b"\x89PNG")
+        (screenshots / f"{name}{suffix}.png").write_bytes(png)
+    page.width(DESKTOP)
+
+
+def one_language(page: Page, lang: str, where: str, names: tuple[str, ...] = ()) -> list[str]:
+    """At a phone's, a tablet's and a desktop's width: nothing wider than the screen (asserted),
+    and the words of another language, returned to be asserted once the walk is done (so one
+    view's stray word does not hide the rest)."""
+    found = []
+    for width in (PHONE, TABLET, DESKTOP):
+        page.width(width)
+        assert page.sideways() <= 0, f"{where} ({lang}) scrolls sideways at {width} px"
+        found += [
+            f"{where} at {width}: {w}" for w in foreign_words(page.visible_text(), lang, names)
+        ]
+    page.width(DESKTOP)
+    return sorted(set(found))
 
 
 def assert_accessible(page: Page, axe: str, where: str) -> None:
-    violations = page.axe_violations(axe)
-    assert violations == [], f"{where}: {json.dumps(violations, ensure_ascii=False, indent=1)}"
+    for width in (PHONE, DESKTOP):
+        page.width(width)
+        violations = page.axe_violations(axe)
+        assert violations == [], f"{where}: {json.dumps(violations, ensure_ascii=False, indent=1)}"
+    page.width(DESKTOP)
 
 
 WORDS: dict[str, dict[str, Any]] = {
     "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique", "coronka": "Coronka of 3",
-           "doubled": "×2 trump", "wins": "wins", "odd": "odd chip goes to ann",
+           "three": "Three of a kind",
+           "doubled": "trump, ×2", "wins": "wins", "odd": "odd chip goes to Ann",
            "stake_low": "the stake is below the current stake", "fold": "fold",
-           "receipt": "None: the service sent no Verdict-Receipt header.",
-           "hand": ["KS", "qs", "J♠", "jc"], "trump": "S", "odds": ["KH", "qh", "9♠", "TD"]},
+           "receipt": "None: the service did not sign this verdict.",
+           "names": ("Ann", "Bob", "Dan"), "grid": ["A♥", "A♥", "A♦", "9♣"],
+           "hand": ["KS", "qs", "J♠", "jc"], "odds": ["KH", "qh", "9♠", "10D"],
+           "settle": [["K♠", "Q♠", "J♠", "J♣"], ["KH", "QH", "JH", "JD"]]},
     "ru": {"title": "Кварт-Безик: судейство", "bezique": "Безик", "coronka": "Коронка из 3",
-           "doubled": "×2 козырь", "wins": "Выигрывает", "odd": "лишняя фишка достаётся игроку ann",
+           "three": "Тройка",
+           "doubled": "козырь, ×2", "wins": "Выигрывает",
+           "odd": "лишняя фишка достаётся игроку Аня",
            "stake_low": "ставка меньше текущей", "fold": "пас",
-           "receipt": "Нет: сервис не прислал заголовок Verdict-Receipt.",
-           "hand": ["КП", "дп", "В♠", "вт"], "trump": "S", "odds": ["КЧ", "дч", "9п", "10Б"]},
+           "receipt": "Нет: сервис не подписал это решение.",
+           "names": ("Аня", "Боря", "Дима"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
+           "hand": ["КП", "дп", "В♠", "вт"], "odds": ["КЧ", "дч", "9п", "10Б"],
+           "settle": [["К♠", "Д♠", "В♠", "В♣"], ["КЧ", "дч", "ВЧ", "вб"]]},
+    "uk": {"title": "Кварт-Безик: суддівство", "bezique": "Безик", "coronka": "Коронка з 3",
+           "three": "Трійка",
+           "doubled": "козир, ×2", "wins": "Виграє", "odd": "зайва фішка дістається гравцю Оксана",
+           "stake_low": "ставка менша за поточну", "fold": "пас",
+           "receipt": "Немає: сервіс не підписав це рішення.",
+           "names": ("Оксана", "Богдан", "Тарас"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
+           "hand": ["К♠", "д♠", "В♠", "вт"], "odds": ["К♥", "дч", "9п", "10♦"],
+           "settle": [["К♠", "Д♠", "В♠", "В♣"], ["К♥", "Д♥", "В♥", "В♦"]]},
 }  # fmt: skip
+CANONICAL = {"hand": ["KS", "QS", "JS", "JC"], "odds": ["KH", "QH", "9S", "10D"],
+             "grid": ["AH", "AH", "AD", "9C"]}  # fmt: skip
 
 
-@pytest.mark.parametrize("lang", ["ru", "en"])
-def test_every_view_in_both_languages(
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_every_view_in_every_language(
     lang: str, chromium: str, open_server: LiveServer, axe_source: str, screenshots: Path
 ) -> None:
     words = WORDS[lang]
+    names: tuple[str, ...] = words["names"]
+    foreign: list[str] = []
     with browser(chromium) as cdp:
         page = Page(cdp, open_server.url)
-        page.open()
+        page.open(accept_language="de-DE,de;q=0.9")
         page.language(lang)
         assert page.text("h1") == words["title"]
+        assert page.eval("document.getElementById('bet-players').value") == ", ".join(names)
 
         # 1. Hand: typed in this language's notation, trump spades: coronka doubled, bezique not.
         page.cards("hand", words["hand"])
-        page.select("hand-trump", words["trump"])
+        page.select("hand-trump", "S")
         page.click("#hand-form button[type=submit]")
         page.wait("document.querySelector('#hand-result table.breakdown')")
         result = page.text("#hand-result")
-        expected = api(
-            open_server, "/v1/hands/score", {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
-        )
+        expected = api(open_server, "/v1/hands/score", {"cards": CANONICAL["hand"], "trump": "S"})
         assert expected["score"] == 16
         assert str(expected["score"]) in page.text("#hand-result .score")
+        assert page.text("#hand-result .trump-note")  # its own line, not run on after the score
         assert words["bezique"] in result and words["coronka"] in result
         assert page.eval("document.querySelectorAll('#hand-result .badge').length") == 1
         assert words["doubled"] in page.text("#hand-result tr.mark-2")
         assert "§4.4" in result and "§4.6" in result and "§6.2" in result
         shoot(page, screenshots, f"hand-{lang}")
+        foreign += one_language(page, lang, "hand", names)
         assert_accessible(page, axe_source, f"hand ({lang})")
 
-        # The grid: clicks fill the empty inputs in turn.
+        # The grid writes the page's notation, and what it writes is accepted back.
         for i in range(4):
             page.type(f"hand-card-{i}", "")
-        for code in ("AH", "AH", "AD", "9C"):
+        for code in CANONICAL["grid"]:
             page.click(f'.grid-card[data-code="{code}"]')
         values = page.eval("[0,1,2,3].map(i => document.getElementById('hand-card-' + i).value)")
-        assert values == ["AH", "AH", "AD", "9C"]
+        assert values == words["grid"]
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.querySelector('#hand-result table.breakdown') && "
+                  "document.querySelector('#sheet pre')?.textContent.includes('AD')")  # fmt: skip
+        assert (
+            json.loads(page.eval("document.querySelector('#sheet pre').textContent"))["cards"]
+            == CANONICAL["grid"]
+        )
 
         # 2. Showdown: the page shows the API's winner and both breakdowns.
         page.view("showdown")
+        assert page.eval("document.getElementById('sd-player-0').value") == names[0]
         page.click("#showdown-form button[type=submit]")
         page.wait("document.querySelector('#showdown-result .verdict')")
         duel = api(open_server, "/v1/showdown", {"hands": [
-            {"player": "A", "cards": ["KH", "QH", "KD", "10D"]},
-            {"player": "B", "cards": ["QS", "JC", "QH", "JD"]}]})  # fmt: skip
+            {"player": names[0], "cards": ["KH", "QH", "KD", "10D"]},
+            {"player": names[1], "cards": ["QS", "JC", "QH", "JD"]}]})  # fmt: skip
         assert not duel["tie"]
         verdict = page.text("#showdown-result .verdict")
         assert words["wins"] in verdict and duel["winner"] in verdict
@@ -134,74 +191,85 @@ def test_every_view_in_both_languages(
             page.eval("document.querySelectorAll('#showdown-result table.breakdown').length") == 2
         )
         shoot(page, screenshots, f"showdown-{lang}")
+        foreign += one_language(page, lang, "showdown", names)
         assert_accessible(page, axe_source, f"showdown ({lang})")
 
-        # 3. Betting: bob stakes 3 after ann's 5: illegal, with bob's legal alternatives.
+        # 3. Betting: the second seat stakes 3 after 5: illegal, with the legal alternatives.
         page.view("betting")
         page.select("act-1-type", "stake")
         page.type("act-1-amount", "3")
         page.click("#betting-form button[type=submit]")
         page.wait("document.querySelector('#betting-result .illegal-box')")
         box = page.text("#betting-result .illegal-box")
-        assert words["stake_low"] in box and "STAKE" not in box.split("(")[0]
+        assert words["stake_low"] in box and "STAKE" not in box
         assert words["fold"] in box and "§9.3" in box
         assert page.eval("document.querySelectorAll('#betting-result tbody tr').length") == 3
         assert page.eval("document.querySelectorAll('#betting-result tr.illegal').length") == 1
         shoot(page, screenshots, f"betting-{lang}", "#betting-form h3")
+        foreign += one_language(page, lang, "betting", names)  # with the server's own message
         assert_accessible(page, axe_source, f"betting ({lang})")
         page.select("act-1-type", "fold")
         page.click("#betting-form button[type=submit]")
         page.wait("document.querySelector('#betting-result p.verdict.win')")
         assert page.eval("document.querySelectorAll('#betting-result tbody tr').length") == 4
 
-        # 4. Settlement (a tie on an odd pot: the odd chip) and odds.
+        # 4. Settlement (a tie on an odd pot: the odd chip): hands only of the two at the showdown.
         page.view("settle")
-        for seat, cards in ((0, ["KS", "QS", "JS", "JC"]), (1, ["", "", "", ""]),
-                            (2, ["КЧ", "дч", "ВЧ", "вб"])):  # fmt: skip
+        legends = page.eval("[...document.querySelectorAll('#settle-hands legend')]"
+                            ".map(l => l.textContent)")  # fmt: skip
+        assert len(legends) == 2 and names[0] in legends[0] and names[2] in legends[1]
+        for seat, cards in enumerate(words["settle"]):
             page.cards(f"st{seat}", cards)
         page.click("#settle-form button[type=submit]")
         page.wait("document.querySelector('#settle-result table.payouts')")
         settled = api(open_server, "/v1/rounds/settle", {
-            "players": ["ann", "bob", "dan"], "dealer": "dan", "ante": 5,
-            "actions": [{"player": "ann", "type": "stake", "amount": 5},
-                        {"player": "bob", "type": "fold"},
-                        {"player": "dan", "type": "open", "amount": 5}],
-            "hands": {"ann": ["KS", "QS", "JS", "JC"],
-                      "dan": ["KH", "QH", "JH", "JD"]}})  # fmt: skip
+            "players": list(names), "dealer": names[2], "ante": 5,
+            "actions": [{"player": names[0], "type": "stake", "amount": 5},
+                        {"player": names[1], "type": "fold"},
+                        {"player": names[2], "type": "open", "amount": 5}],
+            "hands": {names[0]: ["KS", "QS", "JS", "JC"],
+                      names[2]: ["KH", "QH", "JH", "JD"]}})  # fmt: skip
         rows = page.eval("[...document.querySelectorAll('#settle-result table.payouts tbody tr')]"
                          ".map(r => [...r.children].map(c => c.innerText))")  # fmt: skip
         assert [[r[0], digits(r[1]), net_text(r[2])] for r in rows] == [
             [p["player"], str(p["payout"]), f"{p['net']:+d}" if p["net"] else "0"]
             for p in settled["players"]
         ]
-        assert settled["winners"] == ["ann", "dan"] and settled["pot"] == 25
+        assert settled["winners"] == [names[0], names[2]] and settled["pot"] == 25
         assert words["odd"] in page.text("#settle-result")
         page.cards("odds", words["odds"])
         page.select("odds-opponents", "2")
         page.click("#odds-form button[type=submit]")
         page.wait("document.querySelector('#odds-result .bar')")
-        odds = api(
-            open_server, "/v1/hands/odds", {"cards": ["KH", "QH", "9S", "10D"], "opponents": 2}
-        )
+        odds = api(open_server, "/v1/hands/odds", {"cards": CANONICAL["odds"], "opponents": 2})
         shown = digits(page.text("#odds-result ul.odds"))
         assert all(str(odds[k]) in shown for k in ("wins", "ties", "losses", "total"))
-        assert digits(f"{odds['percentile']:.1f}") in digits(page.text("#odds-result"))
+        assert shown_share(odds["percentile"]) in digits(page.text("#odds-result"))
         assert page.eval("document.querySelectorAll('#odds-result .bar span').length") == 3
         width = "parseFloat(getComputedStyle(document.querySelector('.bar-{}')).width)"
         assert page.eval(f"{width.format('win')} > {width.format('tie')}")
         shoot(page, screenshots, f"settle-{lang}", "#settle-result")
         shoot(page, screenshots, f"odds-{lang}", "#odds-h")
+        foreign += one_language(page, lang, "settlement and odds", names)
         assert_accessible(page, axe_source, f"settlement and odds ({lang})")
 
-        # 5. Dispute sheet of the last verdict (the odds): digests of the exact bytes exchanged.
+        # 5. Dispute sheet of the last verdict (the odds): cards as faces in the page's notation,
+        # the request as sent (canonical codes), and no digest of the raw bytes sent.
         page.view("sheet")
         sheet = page.text("#sheet")
         sent = page.text("#sheet pre")
-        assert json.loads(sent)["cards"] == words["odds"]
-        assert hashlib.sha256(sent.encode()).hexdigest() in sheet
+        assert json.loads(sent)["cards"] == CANONICAL["odds"]
+        assert hashlib.sha256(sent.encode()).hexdigest() not in sheet
         _, _, again = open_server.request("POST", "/v1/hands/odds", sent.encode(),
                                           {"Content-Type": "application/json"})  # fmt: skip
         assert hashlib.sha256(again).hexdigest() in sheet
+        faces = page.eval("[...document.querySelectorAll('#sheet .verdict-lines li:first-child "
+                          ".chip .face')].map(f => f.textContent)")  # fmt: skip
+        assert faces == [page.eval(f"document.querySelector('.grid-card[data-code=\"{c}\"] "
+                                   ".face').textContent") for c in odds["cards"]]  # fmt: skip
+        red = page.eval("[...document.querySelectorAll('#sheet .verdict-lines li:first-child "
+                        ".chip')].map(c => c.classList.contains('red'))")  # fmt: skip
+        assert odds["cards"] == ["9S", "KH", "QH", "10D"] and red == [False, True, True, True]
         request_ids = [e["params"]["response"]["headers"].get("X-Request-ID")
                        for e in cdp.events if e["method"] == "Network.responseReceived"
                        and e["params"]["response"]["url"].endswith("/v1/hands/odds")]  # fmt: skip
@@ -212,26 +280,35 @@ def test_every_view_in_both_languages(
         cdp.send("Emulation.setEmulatedMedia", {"media": "print"})
         shoot(page, screenshots, f"sheet-{lang}")
         cdp.send("Emulation.setEmulatedMedia", {"media": ""})
+        foreign += one_language(page, lang, "dispute sheet", names)
         assert_accessible(page, axe_source, f"dispute sheet ({lang})")
         pdf = base64.b64decode(cdp.send("Page.printToPDF", {"preferCSSPageSize": True})["data"])
         assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == 1, "the sheet must fit one page"
         media = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf)
         assert media and abs(float(media[1]) - 595.3) < 2 and abs(float(media[2]) - 841.9) < 2
 
-        # Switching language re-renders the verdicts already on the page.
-        other = "en" if lang == "ru" else "ru"
-        page.language(other)
-        assert page.text("h1") == WORDS[other]["title"]
-        assert WORDS[other]["receipt"] in page.text("#sheet")
-        assert WORDS[other]["odd"] in page.text("#settle-result")
-        assert WORDS[other]["coronka"] in page.text("#hand-result")
+        # Switching language re-renders the verdicts and renames the example's players.
+        for other in (x for x in ("ru", "uk", "en") if x != lang):
+            page.language(other)
+            theirs = WORDS[other]
+            assert page.text("h1") == theirs["title"]
+            assert theirs["receipt"] in page.text("#sheet")
+            assert theirs["three"] in page.text("#hand-result")  # the grid's hand: three aces
+            assert page.eval("document.getElementById('bet-players').value") == ", ".join(
+                theirs["names"]
+            )
+            page.view("hand")
+            foreign += one_language(page, other, "hand after a switch", names + theirs["names"])
+            page.view("sheet")
 
         assert outside(cdp, open_server) == []
         assert unexpected_problems(cdp) == []
+    assert foreign == []
 
 
 @pytest.mark.parametrize(
-    ("accept", "lang"), [("ru-RU,ru;q=0.9,en;q=0.5", "ru"), ("de-DE,en;q=0.8", "en")]
+    ("accept", "lang"),
+    [("ru-RU,ru;q=0.9,en;q=0.5", "ru"), ("uk-UA,uk;q=0.9", "uk"), ("de-DE,en;q=0.8", "en")],
 )
 def test_the_browser_language_is_the_default(
     accept: str, lang: str, chromium: str, open_server: LiveServer
@@ -243,6 +320,87 @@ def test_the_browser_language_is_the_default(
         assert page.text("h1") == WORDS[lang]["title"]
         assert cdp.evaluate("document.getElementById('lang-' + document.documentElement.lang)"
                             ".getAttribute('aria-pressed')") == "true"  # fmt: skip
+        assert page.eval("document.getElementById('hand-card-0').value") == (
+            "K♠" if lang == "en" else "К♠"
+        )
+
+
+def sent_headers(cdp: Browser, path: str, name: str) -> list[str | None]:
+    return [e["params"]["request"]["headers"].get(name)
+            for e in cdp.events if e["method"] == "Network.requestWillBeSent"
+            and e["params"]["request"]["url"].endswith(path)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("lang", "letters"), [("ru", "ыэъё"), ("uk", "іїєґ"), ("en", "")])
+def test_the_chosen_language_is_asked_of_the_service(
+    lang: str, letters: str, chromium: str, open_server: LiveServer
+) -> None:
+    """The browser prefers German; the page asks for the language chosen in it, and the
+    service's explanation of a bad card comes back in that language."""
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open(accept_language="de-DE,de;q=0.9")
+        page.language(lang)
+        page.cards("hand", ["1♠", "Д♠", "В♠", "В♣"])
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.getElementById('hand-card-0-err').textContent")
+        assert sent_headers(cdp, "/v1/hands/score", "Accept-Language") == [lang]
+        message = page.text("#hand-card-0-err")
+        if lang != "en":  # the server's own words, in the chosen language
+            assert re.search(f"[{letters}]", message, re.IGNORECASE), message
+        assert foreign_words(page.visible_text(), lang) == []
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_every_card_shown_is_accepted_back(
+    lang: str, chromium: str, open_server: LiveServer
+) -> None:
+    """Each of the 24 cards of the grid, typed back as the page shows it, is scored as that card;
+    so is every card of the completion list."""
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language(lang)
+        grid = page.eval("[...document.querySelectorAll('.grid-card')].map(b => "
+                         "[b.dataset.code, b.querySelector('.face').textContent])")  # fmt: skip
+        options = page.eval("[...document.querySelectorAll('#card-options option')]"
+                            ".map(o => o.value)")  # fmt: skip
+        assert len(grid) == 24 and options == [face for _, face in grid]
+        for start in range(0, 24, 4):
+            group = grid[start : start + 4]
+            page.cards("hand", [face for _, face in group])
+            page.click("#hand-form button[type=submit]")
+            codes = [code for code, _ in group]
+            body = json.dumps({"cards": codes, "trump": None}, separators=(",", ":"))
+            page.wait(f"document.querySelector('#sheet pre')?.textContent === {js(body)}")
+            assert page.eval("document.querySelector('#hand-result table.breakdown') !== null")
+            shown = page.eval("[...document.querySelectorAll('#hand-result .hand-row .face')]"
+                              ".map(f => f.textContent)")  # fmt: skip
+            assert sorted(shown) == sorted(face for _, face in group)
+        hint = page.text("#view-hand .hint")
+        if lang != "en":
+            assert not re.search(r"[A-Za-z]", hint), hint  # no Latin T that looks like the ace
+        assert unexpected_problems(cdp) == []
+
+
+def test_a_latin_t_before_a_suit_symbol_is_refused_where_т_is_the_ace(
+    chromium: str, open_server: LiveServer
+) -> None:
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language("ru")
+        page.cards("hand", ["T♠", "Д♠", "В♠", "Т♦"])  # a Latin T, then a Cyrillic Т
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.getElementById('hand-card-0-err').textContent")
+        assert "10♠" in page.text("#hand-card-0-err") and "Т♠" in page.text("#hand-card-0-err")
+        assert page.text("#hand-card-3-err") == ""
+        assert sent_headers(cdp, "/v1/hands/score", "Accept-Language") == []  # nothing sent
+        page.language("en")  # in English T is ten, as in the API
+        page.cards("hand", ["T♠", "Q♠", "J♠", "J♣"])
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.querySelector('#hand-result table.breakdown')")
+        assert "10♠" in page.text("#hand-result .hand-row")
 
 
 def test_bad_input_is_explained_next_to_it(chromium: str, open_server: LiveServer) -> None:
@@ -250,7 +408,7 @@ def test_bad_input_is_explained_next_to_it(chromium: str, open_server: LiveServe
         page = Page(cdp, open_server.url)
         page.open()
         page.language("en")
-        # A Cyrillic Т (ace) with a Latin S: refused naming both readings, next to card 3.
+        # A Cyrillic Т (ace) with a Latin S: the service's refusal, naming both readings.
         page.cards("hand", ["KS", "QS", "ТS", "JC"])
         page.click("#hand-form button[type=submit]")
         page.wait("document.getElementById('hand-card-2-err').textContent")
@@ -261,14 +419,11 @@ def test_bad_input_is_explained_next_to_it(chromium: str, open_server: LiveServe
             == "true"
         )
         assert page.text("#hand-card-0-err") == ""
-        page.language("ru")  # a refusal shown stays shown across a language switch
-        assert message == page.text("#hand-card-2-err")
-        page.language("en")
         # An emoji variation selector after a suit symbol.
         page.cards("hand", ["K♠\ufe0f", "QS", "JS", "JC"])
         page.click("#hand-form button[type=submit]")
         page.wait("document.getElementById('hand-card-0-err').textContent")
-        assert "variation selector U+FE0F after ♠" in page.text("#hand-card-0-err")
+        assert "K♠" in page.text("#hand-card-0-err")  # the service says what to write instead
 
         # Seven king of spades between two hands: no shoe holds them.
         page.view("showdown")
@@ -277,22 +432,52 @@ def test_bad_input_is_explained_next_to_it(chromium: str, open_server: LiveServe
         page.click("#showdown-form button[type=submit]")
         page.wait("document.querySelector('#showdown-result .explain')")
         assert "No shoe can hold these hands" in page.text("#showdown-result")
-        assert "7 times" in page.text("#showdown-err")
+        assert "7" in page.text("#showdown-err")
         assert "§1.7" in page.text("#showdown-result")
 
-        # A bad ante is pointed at the ante field; an unknown card in the odds at its card.
+        # The betting form shows every error at once: a bad ante and a bad action amount.
         page.view("betting")
         page.type("bet-ante", "0")
+        page.type("act-0-amount", "-3")
         page.click("#betting-form button[type=submit]")
         page.wait("document.getElementById('bet-ante-err').textContent")
         assert page.text("#bet-ante-err")
+        assert page.text("#act-0-amount-err")
+        page.type("bet-ante", "5")
+        page.type("act-0-amount", "5")
+
+        # Settlement: no hand boxes while three are still in; a bad card pointed at its input.
         page.view("settle")
+        assert page.eval("document.querySelectorAll('#settle-hands fieldset').length") == 2
+        page.view("betting")
+        page.select("act-1-type", "stake")
+        page.type("act-1-amount", "5")
+        page.view("settle")
+        assert page.eval("document.querySelectorAll('#settle-hands fieldset').length") == 0
+        assert page.text("#settle-note")
         page.cards("odds", ["1S", "QS", "JS", "JC"])
         page.click("#odds-form button[type=submit]")
         page.wait("document.getElementById('odds-card-0-err').textContent")
         assert "unknown rank" in page.text("#odds-card-0-err")
         assert outside(cdp, open_server) == []
         assert unexpected_problems(cdp) == []
+
+
+def test_percentiles_never_round_onto_100(chromium: str, open_server: LiveServer) -> None:
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language("ru")
+        shares = page.browser.send("Runtime.evaluate", {
+            "expression": "import('./adjudicate/static/i18n.js').then(m => "
+                          "[99.95, 99.999, 100, 0.001, 0, 50].map(m.share))",
+            "awaitPromise": True, "returnByValue": True})["result"]["value"]  # fmt: skip
+        assert shares == ["99,95", "99,99", "100", "0,01", "0", "50"]
+        page.view("settle")
+        page.click("#odds-form button[type=submit]")
+        page.wait("document.querySelector('#odds-result .bar')")
+        assert "seed" not in page.text("#odds-result")
+        assert foreign_words(page.visible_text(), "ru", WORDS["ru"]["names"]) == []
 
 
 def test_a_keyed_server_needs_the_key_typed_into_the_page(
@@ -305,31 +490,45 @@ def test_a_keyed_server_needs_the_key_typed_into_the_page(
         page.click("#hand-form button[type=submit]")
         page.wait("document.getElementById('hand-err')?.textContent")
         assert "needs an API key" in page.text("#hand-err")
+        # A wrong key: the page says it was refused, not that none is set.
+        page.type("api-key", "not-the-key")
+        page.click("#key-form button[type=submit]")
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.getElementById('hand-err')?.textContent.includes('refused')")
+        assert "needs an API key" not in page.text("#hand-err")
+        assert "refused" in page.text("#key-status")
         page.type("api-key", api_key)
         page.click("#key-form button[type=submit]")
+        assert page.text("#key-status") == "key set for this tab"
         assert cdp.evaluate("sessionStorage.getItem('qb-api-key')") == api_key
         assert cdp.evaluate("localStorage.length") == 0
         assert cdp.evaluate("document.getElementById('api-key').value") == ""
         page.click("#hand-form button[type=submit]")
         page.wait("document.querySelector('#hand-result table.breakdown')")
         assert "10" in page.text("#hand-result .score")
-        sent = [e["params"]["request"]["headers"].get("Authorization")
-                for e in cdp.events if e["method"] == "Network.requestWillBeSent"
-                and e["params"]["request"]["url"].endswith("/v1/hands/score")]  # fmt: skip
-        assert sent == [None, f"Bearer {api_key}"]
+        sent = sent_headers(cdp, "/v1/hands/score", "Authorization")
+        assert sent == [None, "Bearer not-the-key", f"Bearer {api_key}"]
         page.click("#key-forget")
         assert cdp.evaluate("sessionStorage.getItem('qb-api-key')") is None
         assert outside(cdp, keyed_server) == []
         assert unexpected_problems(cdp) == []
 
 
-def test_the_sheet_shows_the_signed_receipt_when_the_service_sends_one(
+def receipt_claims(receipt: str) -> dict[str, Any]:
+    payload = receipt.split(".")[1]
+    claims: dict[str, Any] = json.loads(
+        base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
+    )
+    return claims
+
+
+def test_the_sheet_shows_the_receipt_and_its_request_digest(
     chromium: str, signed_server: LiveServer
 ) -> None:
     with browser(chromium) as cdp:
         page = Page(cdp, signed_server.url)
         page.open()
-        page.language("en")
+        page.language("ru")
         page.click("#hand-form button[type=submit]")
         page.wait("document.querySelector('#hand-result table.breakdown')")
         page.view("sheet")
@@ -337,6 +536,15 @@ def test_the_sheet_shows_the_signed_receipt_when_the_service_sends_one(
                     for e in cdp.events if e["method"] == "Network.responseReceived"
                     and e["params"]["response"]["url"].endswith("/v1/hands/score")]  # fmt: skip
         assert len(receipts) == 1 and receipts[0] and receipts[0].count(".") == 2  # a JWS
-        assert receipts[0] in page.text("#sheet").replace("\n", "")
-        assert "no Verdict-Receipt" not in page.text("#sheet")
+        sheet = page.text("#sheet")
+        assert receipts[0] in sheet.replace("\n", "")
+        claims = receipt_claims(receipts[0])
+        digests = re.findall(r"\b[0-9a-f]{64}\b", sheet)
+        assert page.text("#sheet td.digest") == claims["request_sha256"]
+        assert sorted(digests) == sorted([claims["request_sha256"], claims["response_sha256"]])
+        qr = page.eval("(() => { const s = document.querySelector('#sheet svg.qr'); return s "
+                       "&& [s.getAttribute('role'), s.querySelector('path').getAttribute('d')"
+                       ".length]; })()")  # fmt: skip
+        assert qr and qr[0] == "img" and qr[1] > 1000
+        assert foreign_words(page.visible_text(), "ru", WORDS["ru"]["names"]) == []
         assert unexpected_problems(cdp) == []

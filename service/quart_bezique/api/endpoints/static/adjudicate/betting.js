@@ -1,7 +1,8 @@
 // View 3: a betting round as an editable list of actions, judged step by step. The service
 // answers POST /v1/betting/validate with `trace: true` with the state after each accepted action,
 // so the timeline is one call (and one more for the state before any action); it stops at the
-// first illegal action.
+// first illegal action. A violation is explained in the page's own words (its reason code), since
+// the verdict's own message is the service's English.
 
 import { call } from "./api.js";
 import { $, clear, clearErrors, el } from "./dom.js";
@@ -153,7 +154,7 @@ export function describeVerdict(body, payload) {
   const sections = ["9.1", "9.2", "9.10"];
   if (body.valid) lines.push(t("betting.valid", { phase: t(`phase.${body.state.phase}`), pot: number(body.state.pot) }));
   else {
-    lines.push(t("betting.illegal", { n: body.error.index + 1, reason: t(`reason.${body.error.code}`), message: body.error.message }));
+    lines.push(t("betting.illegal", { n: body.error.index + 1, reason: t(`reason.${body.error.code}`) }));
     sections.push("9.11", ...REASON_SECTIONS[body.error.code] || []);
   }
   return { title: t("betting.title"), lines, sections };
@@ -175,7 +176,7 @@ export function render() {
   if (verdict && !verdict.valid) {
     const code = verdict.error.code;
     box.append(el("div", { class: "explain illegal-box", role: "note" },
-      el("p", { class: "verdict lose", text: t("betting.illegal", { n: verdict.error.index + 1, reason: t(`reason.${code}`), message: verdict.error.message }) }),
+      el("p", { class: "verdict lose", text: t("betting.illegal", { n: verdict.error.index + 1, reason: t(`reason.${code}`) }) }),
       el("p", { class: "sections", text: ["9.11", ...REASON_SECTIONS[code] || []].map(sectionLabel).join("; ") }),
       el("p", { text: verdict.state.legal_actions.length
         ? t("betting.alternatives", { player: verdict.state.to_act ?? "—" }) : t("betting.none") }),

@@ -37,13 +37,10 @@ function integrity(exchange) {
     row(t("sheet.sha.response"), same ? `${response} (${t("sheet.sha.response.same")})` : response, "mono wrap"),
     row(t("sheet.receipt"), exchange.receipt || t("sheet.receipt.none"), exchange.receipt ? "mono wrap receipt" : ""),
   ];
-  return [
-    el("table", { class: "meta" }, el("tbody", {}, rows)),
-    exchange.receipt
-      ? el("figure", { class: "qr-box" }, qrSvg(exchange.receipt, t("sheet.receipt.qr")),
-        el("figcaption", { text: t("sheet.receipt.qr") }))
-      : null,
-  ];
+  const table = el("table", { class: "meta" }, el("tbody", {}, rows));
+  if (!exchange.receipt) return [table];
+  return [table, el("figure", { class: "qr-box" }, qrSvg(exchange.receipt, t("sheet.receipt.qr")),
+    el("figcaption", { text: t("sheet.receipt.qr") }))];
 }
 
 export function render() {
@@ -58,7 +55,7 @@ export function render() {
   sheet.append(
     el("h2", { class: "sheet-title", text: t("sheet.heading", { what: verdict.title }) }),
     el("table", { class: "meta" }, el("tbody", {},
-      row(t("sheet.when"), exchange.at),
+      row(t("sheet.when"), exchange.at, "mono"),
       row(t("sheet.request"), `${exchange.method} ${exchange.path} → ${exchange.status}`, "mono"),
       row(t("sheet.request.id"), exchange.requestId || "—", "mono"),
       row(t("sheet.ruleset"), exchange.body?.ruleset || service?.ruleset || "—", "mono"),
