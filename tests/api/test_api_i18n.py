@@ -460,3 +460,42 @@ def test_every_mutated_body_is_refused_in_one_language(
     if english.status_code == 200:
         return
     assert_translated(english, other, language)
+
+
+# --- a verdict's sentence -------------------------------------------------------------------------
+
+OUT_OF_TURN = {
+    "players": ["Аня", "Боря", "Вася"],
+    "dealer": "Вася",
+    "ante": 10,
+    "actions": [{"player": "Боря", "type": "stake", "amount": 20}],
+}
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_a_betting_reason_is_given_in_the_asked_language(
+    client: FlaskClient, language: str
+) -> None:
+    """The one sentence of a verdict names the offender and the player whose turn it was, in one
+    language; the verdict's data (code, index, state) is the English answer's, and the answer
+    says its language."""
+    english = client.post("/v1/betting/validate", json=OUT_OF_TURN)
+    other = client.post("/v1/betting/validate", json=OUT_OF_TURN, headers=HEADERS[language])
+    en, doc = orjson.loads(english.get_data()), orjson.loads(other.get_data())
+    assert en["error"]["message"] == "Боря acted out of turn: it is Аня's turn"
+    assert {**doc, "error": None} == {**en, "error": None}
+    assert {**doc["error"], "message": None} == {**en["error"], "message": None}
+    message = doc["error"]["message"]
+    assert _translated(en["error"]["message"], message, language), message
+    assert message.index("Боря") < message.index("Аня")  # the offender first
+    assert other.headers["Content-Language"] == language
+    assert english.headers["Content-Language"] == ENGLISH
+    assert "Accept-Language" in other.headers.getlist("Vary")
+
+
+def test_a_verdict_without_a_sentence_does_not_vary_with_the_language(client: FlaskClient) -> None:
+    body = {**OUT_OF_TURN, "actions": []}
+    english = client.post("/v1/betting/validate", json=body)
+    russian = client.post("/v1/betting/validate", json=body, headers=RU)
+    assert russian.get_data() == english.get_data()
+    assert "Content-Language" not in russian.headers

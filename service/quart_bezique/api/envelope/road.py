@@ -19,6 +19,7 @@ from marshmallow import Schema
 
 from quart_bezique.api.contract.checks import Check
 from quart_bezique.api.contract.i18n import ENGLISH, N_, negotiate
+from quart_bezique.api.contract.i18n.translations import localize
 from quart_bezique.api.contract.problems import INTERNAL_ERROR, Problem
 from quart_bezique.api.contract.reading import load
 from quart_bezique.api.envelope import body
@@ -132,10 +133,10 @@ class Road:
                 canonical = spelled_canonically(self._form, parsed)
             return digest(self._form, parsed, sorted_text=sorted_text, canonical=canonical)
 
-        return _ok(judged.payload, parsed, exchange, digest_of_body)
+        return _ok(judged.payload, parsed, exchange, digest_of_body, environ)
 
     def _typed(self, found: Typed, exchange: Exchange) -> Answer:
-        return _ok(found.judged.payload, None, exchange, lambda: sha256(found.text))
+        return _ok(found.judged.payload, None, exchange, lambda: sha256(found.text), None)
 
     def judge(self, parsed: Any) -> Judged:
         """Check once; explain only a refusal, on the same object; judge once."""
@@ -158,15 +159,28 @@ class Road:
         return int(status[:3]), answer
 
 
-def _ok(payload: Any, parsed: Any, exchange: Exchange, digest_of_body: Callable[[], str]) -> Answer:
+def _ok(
+    payload: Any,
+    parsed: Any,
+    exchange: Exchange,
+    digest_of_body: Callable[[], str],
+    environ: dict[str, Any] | None,
+) -> Answer:
     """The 200 answer of either road: the payload rendered, its audit facts settled (the body's
     digest, computed by ``digest_of_body`` only when the audit or a receipt wants it), its
-    headers."""
+    headers. A verdict holding a sentence for people (a betting sequence's reason) says it in the
+    client's language, and its headers say which."""
+    headers: tuple[tuple[str, str], ...] = JSON_HEADERS
+    if environ is not None:
+        language = negotiate(environ.get("HTTP_ACCEPT_LANGUAGE"))
+        payload, spoken = localize(payload, language)
+        if spoken:
+            headers = (*JSON_HEADERS, ("Content-Language", language), ("Vary", "Accept-Language"))
     answer = orjson.dumps(payload)
     exchange.answered(parsed, payload, answer)
     if exchange.audit:
         exchange.body_digest = digest_of_body()
-    return "200 OK", [*JSON_HEADERS, ("Content-Length", str(len(answer)))], answer
+    return "200 OK", [*headers, ("Content-Length", str(len(answer)))], answer
 
 
 def _refused(problem: Problem, exchange: Exchange, environ: dict[str, Any] | None) -> Answer:

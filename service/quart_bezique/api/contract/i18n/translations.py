@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
+from quart_bezique.game.messages import Message, render
+
 from .language import ENGLISH, LANGUAGES
 
 LOCALE_DIR: Final = Path(__file__).resolve().parent.parent / "locale"
@@ -38,3 +40,23 @@ def load_all() -> None:
     """Read every catalog now (at start-up), so a broken one stops the service from starting."""
     for language in LANGUAGES:
         translations(language)
+
+
+def localize(payload: object, language: str) -> tuple[object, bool]:
+    """``payload`` with every message among its values (and its values' values: a verdict's
+    ``error.message``) rendered in ``language``, and whether it held any. Lists are not entered:
+    no verdict keeps a sentence in one, and a batch's thousands of results stay unread."""
+    if not isinstance(payload, dict):
+        return payload, False
+    found = False
+    out: dict[str, object] = {}
+    for key, value in payload.items():
+        if isinstance(value, Message):
+            found = True
+            value = render(value, translations(language))
+        elif isinstance(value, dict) and any(isinstance(v, Message) for v in value.values()):
+            found = True
+            words = translations(language)
+            value = {k: render(v, words) if isinstance(v, Message) else v for k, v in value.items()}
+        out[key] = value
+    return (out if found else payload), found
