@@ -22,7 +22,6 @@ from quart_bezique.api.contract.problems import (
     quoting,
 )
 from quart_bezique.api.contract.reading import decode, refuse_repeated, repeats_a_key, too_large
-from quart_bezique.api.envelope.budget import refuse_excess
 from quart_bezique.api.envelope.exchange import Exchange
 
 JSON_MEDIA_TYPE: Final = "application/json"
@@ -98,11 +97,10 @@ def _http_problem(error: HTTPException) -> Problem:
     )
 
 
-def parse(data: bytes, budget: int) -> tuple[Any, bytes]:
+def parse(data: bytes) -> tuple[Any, bytes]:
     """The parsed body and its serialisation with sorted keys (its canonical form when it holds
-    no card alias), or a problem: 413 when it may hold more than ``budget`` values (refused before
-    it is parsed, ``budget.py``), 400 when it is not JSON or repeats a key in one object."""
-    refuse_excess(data, budget)
+    no card alias), or a problem: 400 when it is not JSON or repeats a key in one object. The
+    caller has bounded its values (``budget.refuse_excess``) before any decoder saw it."""
     body, sorted_text = decode(data)
     # Duplicate keys: the text has more colons than its re-serialisation (``repeats_a_key``).
     if repeats_a_key(data, sorted_text.count(b":")):

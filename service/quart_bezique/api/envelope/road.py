@@ -1,9 +1,10 @@
 """The one road of a JSON verdict request: read once, parse once, check once, judge once.
 
 The envelope (``middleware.py``) hands every ``POST`` on a JSON endpoint to its ``Road``, never to
-Flask. The body is read once (``body.read``) and parsed once (``body.parse``); the endpoint's
-derived check looks at the parsed object and, only when it refuses, the schema explains the refusal
-on that same object (a 422 naming each field). The rules core runs once, on the accepted body. A
+Flask. The body is read once (``body.read``), its values bounded once (``budget.refuse_excess``,
+before any decoder sees it) and parsed once (``body.parse``); the endpoint's derived check looks
+at the parsed object and, only when it refuses, the schema explains the refusal on that same
+object (a 422 naming each field). The rules core runs once, on the accepted body. A
 problem becomes the answer here, in the client's language; nothing is put back for a second reader.
 """
 
@@ -101,12 +102,12 @@ class Road:
     def _answer(self, data: bytes, exchange: Exchange, environ: dict[str, Any] | None) -> Answer:
         typed = self._handler.typed
         try:
+            refuse_excess(data, self._budget)  # once, before either decoder sees the body
             if typed is not None:
-                refuse_excess(data, self._budget)
                 found = typed(data)
                 if found is not None:
                     return self._typed(found, exchange)
-            parsed, sorted_text = body.parse(data, self._budget)
+            parsed, sorted_text = body.parse(data)
         except Problem as problem:
             if exchange.audit:  # not JSON: named by its bytes
                 exchange.body_digest = sha256(data)
