@@ -197,6 +197,7 @@ def core_loops(
     from quart_bezique.api.contract.schemas import request_schemas
     from quart_bezique.api.fastpath.batch import typed_decoder
     from quart_bezique.game.scoring import score_hand
+    from quart_bezique.wire.canonical import BATCH_PATH, form_of, spelled_canonically
 
     text = orjson.dumps(hands)
     parsed = [orjson.loads(text)]
@@ -229,8 +230,8 @@ def core_loops(
     found = decode(scores_body)
     if found is None or len(found.judged.payload["results"]) != len(hands):
         raise RuntimeError("the batch's typed road refused the bench's hands")
-    if not found.judged.canonical:
-        raise RuntimeError("the batch's typed road did not judge the bench's hands as canonical")
+    if not spelled_canonically(form_of(BATCH_PATH), orjson.loads(scores_body)):
+        raise RuntimeError("the bench's hands are not spelled canonically (the road's usual case)")
     loops: dict[str, Callable[[], object]] = {
         "loop_overhead": loop_noop,
         "score_hand": loop_hand,

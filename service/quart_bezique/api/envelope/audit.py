@@ -63,31 +63,31 @@ def request_id(sent: str | None) -> str:
 class Kind:
     """How one endpoint's answers are summarised for the audit line and counted for metrics."""
 
-    summary: Callable[[Any, Any], dict[str, Any]]
-    """A few fields of the 200 answer, from the (accepted) body and the answer's payload."""
-    hands: Callable[[Any, Any], int] | None = None
-    """Hands scored (for the metrics), from the body and the payload."""
+    summary: Callable[[Any], dict[str, Any]]
+    """A few fields of the 200 answer, from its payload."""
+    hands: Callable[[Any], int] | None = None
+    """Hands scored (for the metrics), from the payload."""
     betting: bool = False
     """Count the verdict by reason (metrics)."""
 
 
-# Summaries read the accepted body and the rendered payload. A batch's answer may be spliced from
-# pre-encoded fragments, so its count comes from the body, its scores from ``response_sha256``.
+# Summaries read the rendered payload only. A batch's results may be pre-encoded fragments, so its
+# summary is their count; its scores are in ``response_sha256``.
 
 
-def _summary_score(body: Any, p: Any) -> dict[str, Any]:
+def _summary_score(p: Any) -> dict[str, Any]:
     return {"score": p["score"]}
 
 
-def _summary_batch(body: Any, p: Any) -> dict[str, Any]:
+def _summary_batch(p: Any) -> dict[str, Any]:
     return {"hands": len(p["results"])}
 
 
-def _summary_showdown(body: Any, p: Any) -> dict[str, Any]:
+def _summary_showdown(p: Any) -> dict[str, Any]:
     return {"winner": p["winner"], "tie": p["tie"], "scores": [h["score"] for h in p["hands"]]}
 
 
-def _summary_betting(body: Any, p: Any) -> dict[str, Any]:
+def _summary_betting(p: Any) -> dict[str, Any]:
     error = p["error"]
     return {
         "valid": p["valid"],
@@ -97,7 +97,7 @@ def _summary_betting(body: Any, p: Any) -> dict[str, Any]:
     }
 
 
-def _summary_settle(body: Any, p: Any) -> dict[str, Any]:
+def _summary_settle(p: Any) -> dict[str, Any]:
     return {
         "pot": p["pot"],
         "winners": p["winners"],
@@ -105,27 +105,27 @@ def _summary_settle(body: Any, p: Any) -> dict[str, Any]:
     }
 
 
-def _summary_odds(body: Any, p: Any) -> dict[str, Any]:
+def _summary_odds(p: Any) -> dict[str, Any]:
     return {"score": p["score"], "win": p["win"], "tie": p["tie"], "loss": p["loss"]}
 
 
-def _none(body: Any, p: Any) -> dict[str, Any]:
+def _none(p: Any) -> dict[str, Any]:
     return {}
 
 
-def _one(body: Any, p: Any) -> int:
+def _one(p: Any) -> int:
     return 1
 
 
-def _two(body: Any, p: Any) -> int:
+def _two(p: Any) -> int:
     return 2
 
 
-def _batch_hands(body: Any, p: Any) -> int:
+def _batch_hands(p: Any) -> int:
     return len(p["results"])
 
 
-def _settled_hands(body: Any, p: Any) -> int:
+def _settled_hands(p: Any) -> int:
     return 0 if p["showdown"] is None else 2
 
 
@@ -151,20 +151,20 @@ PLAIN: Final = Kind(_none)
 """Any route that judges nothing."""
 
 
-def summary(kind: Kind, body: Any, payload: Any) -> dict[str, Any]:
+def summary(kind: Kind, payload: Any) -> dict[str, Any]:
     """The verdict summary; ``{}`` if the answer's shape is not the expected one (never fails)."""
     try:
-        return kind.summary(body, payload)
+        return kind.summary(payload)
     except _SHAPE_ERRORS:
         return {}
 
 
-def hands_scored(kind: Kind, body: Any, payload: Any) -> int:
+def hands_scored(kind: Kind, payload: Any) -> int:
     """Hands scored by this answer (0 if the shapes are not the expected ones: never fails)."""
     if kind.hands is None:
         return 0
     try:
-        return kind.hands(body, payload)
+        return kind.hands(payload)
     except _SHAPE_ERRORS:
         return 0
 

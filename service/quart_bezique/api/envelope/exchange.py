@@ -68,16 +68,16 @@ class Exchange:
         self.receipt: str | None = None
         """The verdict's signed receipt, when a signing key is configured."""
 
-    def answered(self, body: Any, payload: Any, data: bytes) -> None:
-        """Settle the verdict's audit facts from the accepted body, the payload and its bytes."""
+    def answered(self, payload: Any, data: bytes) -> None:
+        """Settle the verdict's audit facts from the payload and its bytes."""
         kind = self.kind
         self.judged = True
-        self.hands = audit.hands_scored(kind, body, payload)
+        self.hands = audit.hands_scored(kind, payload)
         if kind.betting:
             self.reason = audit.betting_reason(payload)
         if self.audit:
             self.response_digest = audit.sha256(data)
-            self.summary = audit.summary(kind, body, payload)
+            self.summary = audit.summary(kind, payload)
 
 
 def current() -> Exchange | None:

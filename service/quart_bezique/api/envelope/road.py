@@ -41,10 +41,9 @@ Answer = tuple[str, list[tuple[str, str]], bytes]
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """A verdict's payload, and whether the body is spelled canonically (None: not known)."""
+    """A verdict's payload."""
 
     payload: dict[str, Any]
-    canonical: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +128,13 @@ class Road:
             return _refused(_INTERNAL, exchange, environ)
 
         def digest_of_body() -> str:
-            canonical = judged.canonical
-            if canonical is None:
-                canonical = spelled_canonically(self._form, parsed)
+            canonical = spelled_canonically(self._form, parsed)
             return digest(self._form, parsed, sorted_text=sorted_text, canonical=canonical)
 
-        return _ok(judged.payload, parsed, exchange, digest_of_body, environ)
+        return _ok(judged.payload, exchange, digest_of_body, environ)
 
     def _typed(self, found: Typed, exchange: Exchange) -> Answer:
-        return _ok(found.judged.payload, None, exchange, lambda: sha256(found.text), None)
+        return _ok(found.judged.payload, exchange, lambda: sha256(found.text), None)
 
     def judge(self, parsed: Any) -> Judged:
         """Check once; explain only a refusal, on the same object; judge once."""
@@ -162,7 +159,6 @@ class Road:
 
 def _ok(
     payload: Any,
-    parsed: Any,
     exchange: Exchange,
     digest_of_body: Callable[[], str],
     environ: dict[str, Any] | None,
@@ -178,7 +174,7 @@ def _ok(
         if spoken:
             headers = (*JSON_HEADERS, ("Content-Language", language), ("Vary", "Accept-Language"))
     answer = orjson.dumps(payload)
-    exchange.answered(parsed, payload, answer)
+    exchange.answered(payload, answer)
     if exchange.audit:
         exchange.body_digest = digest_of_body()
     return "200 OK", [*headers, ("Content-Length", str(len(answer)))], answer

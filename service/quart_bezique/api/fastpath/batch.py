@@ -265,7 +265,7 @@ def typed_decoder(schema: Schema) -> Callable[[bytes], Typed | None]:
         if data.count(b":") != 1 + (found.breakdown is not unset) + len(records) + trumps:
             return None
         text = encode(found) if canonical else canonical_text(form, msgspec.to_builtins(found))
-        return Typed(Judged({"results": results, "ruleset": RULESET}, canonical), text)
+        return Typed(Judged({"results": results, "ruleset": RULESET}), text)
 
     return decode
 
