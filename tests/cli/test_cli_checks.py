@@ -19,9 +19,11 @@ from quart_bezique.api.config import Config
 from quart_bezique.cli import ExitCode
 from quart_bezique.cli.checks import COVERS
 from quart_bezique.integrity import build_digest, current_manifest, installed_root
+from quart_bezique.integrity.manifest import running_python
 from quart_bezique.receipts import Keyring, Signer, SigningKey, request_digest
 
 from tests.cli.cli_support import run
+from tests.receipts.tree_support import installed_tree
 
 ENDPOINT = "/v1/hands/score"
 REQUEST: dict[str, Any] = {"trump": "♠", "cards": ["ks", "QS", "JS", "JC"]}
@@ -200,6 +202,8 @@ def test_build_digest_of_this_installation(capsys: pytest.CaptureFixture[str]) -
         "files": len(current_manifest().files),
         "dependencies": len(current_manifest().dependencies),
         "python": current_manifest().python,
+        "implementation": current_manifest().implementation,
+        "implementation_from": current_manifest().implementation_from,
         "root": str(installed_root()),
         "covers": COVERS,
     }
@@ -255,6 +259,10 @@ def test_a_tree_that_is_not_the_expected_build_says_what_differs(
     assert "the expected digest is this installation's" in result.out
     installed = current_manifest()
     assert f"python: None here, {installed.python} there" in result.out
+    assert (
+        "implementation: None (unknown: no implementation in pyvenv.cfg and no extension module "
+        f"tagged with one) here, {installed.implementation} ({installed.implementation_from}) there"
+    ) in result.out
     assert f"orjson 3.0 here, {installed.dependencies['orjson']} there" in result.out
     assert f"flask unlisted here, {installed.dependencies['flask']} there" in result.out
     assert "only there" in result.out and "source checkout" not in result.out
@@ -262,6 +270,32 @@ def test_a_tree_that_is_not_the_expected_build_says_what_differs(
     assert report.code == ExitCode.REFUSED
     (why,) = report.json()["why"]  # type: ignore[index]
     assert "GET /v1/build" in why and "--manifest" in why
+
+
+def test_another_implementation_is_explained(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A copy of this installation whose venv says it runs under PyPy: every file and version
+    is this build's, the implementation is named as a difference, with where each side read it,
+    and the Python version, the same on both sides, is not."""
+    root = installed_tree(tmp_path / "venv")
+    (tmp_path / "venv" / "pyvenv.cfg").write_text(
+        f"implementation = PyPy\nversion_info = {running_python()}.final.0\n"
+    )
+    result = run(capsys, "--json", "build-digest", "--root", str(root), "--expect", build_digest())
+    assert result.code == ExitCode.REFUSED
+    report = result.json()
+    installed = current_manifest()
+    assert report["implementation"] is None  # type: ignore[index]
+    assert report["python"] == installed.python  # type: ignore[index]
+    why = report["why"]  # type: ignore[index]
+    assert why[0] == "the expected digest is this installation's; the tree differs from it in"
+    assert why[1].startswith("  implementation: None (unknown: pyvenv.cfg names PyPy but not its ")
+    assert why[1].endswith(
+        f"(they are for {installed.implementation})) here, {installed.implementation} "
+        f"({installed.implementation_from}) there"
+    )
+    assert not any(line.startswith("  python:") for line in why), why
 
 
 def test_a_source_checkout_is_explained(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

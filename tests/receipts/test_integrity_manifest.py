@@ -1,7 +1,8 @@
 """The build manifest: one digest per build, the same from the running process and from the
 files, moved by any change to what can run -- sources, bytecode, data, the gunicorn
-configuration, the dependencies' files and versions, the Python version, the ruleset -- and the
-running process refusing to describe itself when a loaded module ran from outside it."""
+configuration, the dependencies' files and versions, the Python version and implementation, the
+ruleset -- and the running process refusing to describe itself when a loaded module ran from
+outside it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import py_compile
 import subprocess
 import sys
 import types
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,13 @@ from quart_bezique.integrity import (
     tree_manifest,
 )
 from quart_bezique.integrity import manifest as manifest_module
-from quart_bezique.integrity.manifest import config_of, running_python
+from quart_bezique.integrity.manifest import (
+    config_of,
+    differences,
+    running_implementation,
+    running_python,
+    tagged_implementation,
+)
 
 from tests.receipts.tree_support import (
     HONEST,
@@ -68,6 +76,10 @@ def test_running_and_tree_manifests_agree(copied: Path) -> None:
     assert from_files == running
     assert from_files.digest == running.digest
     assert running.python == running_python()
+    assert running.implementation == running_implementation()
+    # The copy's pyvenv.cfg is the standard venv's, naming no implementation: the extension
+    # modules' tags (orjson, msgspec, ...) say it, as they do for the image.
+    assert from_files.implementation_from.startswith("the extension modules' filename tags: ")
     names = set(running.files)
     assert {p.relative_to(copied).as_posix() for p in (copied / "quart_bezique").rglob("*")} >= {
         n for n in names if n.startswith("quart_bezique/")
@@ -88,9 +100,12 @@ def test_canonical_form_is_documented(copied: Path) -> None:
     data = manifest.canonical()
     document = json.loads(data)
     assert data == json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
-    assert list(document) == ["dependencies", "files", "format", "python", "ruleset", "version"]
-    assert document["format"] == FORMAT == "quart-bezique-manifest/2"
+    assert list(document) == [
+        "dependencies", "files", "format", "implementation", "python", "ruleset", "version",
+    ]  # fmt: skip
+    assert document["format"] == FORMAT == "quart-bezique-manifest/3"
     assert document["python"] == running_python()
+    assert document["implementation"] == running_implementation()
     assert list(document["files"]) == sorted(document["files"])
     assert document["files"]["quart_bezique/__init__.py"] == sha256(
         copied / "quart_bezique" / "__init__.py"
@@ -215,6 +230,89 @@ def test_the_python_version_is_in_the_digest(tmp_path: Path) -> None:
     assert tree_manifest(none).python is None
     assert len({tree_manifest(t).digest for t in (one, two, none)}) == 3
     assert current_manifest().python == running_python()
+
+
+def test_the_implementation_is_named_as_running() -> None:
+    version = sys.implementation.version
+    assert running_implementation() == f"{sys.implementation.name} {version[0]}.{version[1]}"
+    assert current_manifest().implementation == running_implementation()
+    assert current_manifest().implementation_from.startswith("sys.implementation of this ")
+
+
+@pytest.mark.parametrize(
+    ("name", "implementation"),
+    [
+        ("orjson.cpython-311-x86_64-linux-gnu.so", "cpython 3.11"),
+        ("_core.cpython-312-darwin.so", "cpython 3.12"),
+        ("_speedups.cpython-313t-x86_64-linux-gnu.so", "cpython 3.13"),
+        ("_speedups.cp312-win_amd64.pyd", "cpython 3.12"),
+        ("_yaml.pypy39-pp73-x86_64-linux-gnu.so", "pypy 7.3"),
+        ("_rust.abi3.so", None),  # the stable ABI: any CPython
+        ("libscipy_openblas64_-32a4b2a6.so", None),
+        ("speedups.so", None),
+        ("render.cpython-311.pyc", None),
+        ("notes.cpython-311-x86_64-linux-gnu.txt", None),
+    ],
+)
+def test_an_extension_modules_tag_names_its_implementation(
+    name: str, implementation: str | None
+) -> None:
+    assert tagged_implementation(name) == implementation
+
+
+def test_the_python_implementation_is_in_the_digest(tmp_path: Path) -> None:
+    """Read from ``pyvenv.cfg`` when it names one, else from the extension modules' tags; the
+    same files under another implementation are another build, and ``differences`` says so."""
+
+    def tree(name: str, pyvenv: str | None, extensions: tuple[str, ...] = ()) -> Path:
+        venv = tmp_path / name
+        root = site_packages(venv_site_packages(venv), requires=["fakedep"], versions={})
+        files = {"fakedep/__init__.py": b""} | {f"fakedep/{e}": b"\x7fELF" for e in extensions}
+        dist_info(root, "fakedep", "1.0", files=files)
+        if pyvenv is not None:
+            (venv / "pyvenv.cfg").write_text(pyvenv)
+        return root
+
+    stdlib_venv = "home = /usr/local/bin\nversion = 3.11.7\n"
+    virtualenv = "implementation = CPython\nversion_info = 3.11.7.final.0\n"
+    pypy = "implementation = PyPy\nversion_info = 3.10.14.final.0\n"
+    cpython_ext = ("_speedups.cpython-311-x86_64-linux-gnu.so", "_rust.abi3.so")
+    pypy_ext = ("_speedups.pypy310-pp73-x86_64-linux-gnu.so",)
+
+    named = tree_manifest(tree("named", virtualenv))
+    assert named.implementation == "cpython 3.11"
+    assert named.implementation_from == "pyvenv.cfg: implementation = CPython, version = 3.11.7"
+    tagged = tree_manifest(tree("tagged", stdlib_venv, cpython_ext))
+    assert tagged.implementation == "cpython 3.11"
+    assert tagged.implementation_from == (
+        "the extension modules' filename tags: cpython-311-x86_64-linux-gnu on 1 file"
+    )
+    on_pypy = tree_manifest(tree("pypy", pypy, cpython_ext + pypy_ext))
+    assert on_pypy.implementation == "pypy 7.3"  # the CPython module cannot be loaded there
+    mixed = tree_manifest(tree("mixed", stdlib_venv, cpython_ext + pypy_ext))
+    assert mixed.implementation is None
+    assert mixed.implementation_from == (
+        "unknown: the extension modules are tagged for cpython 3.11, pypy 7.3"
+    )
+    untold = tree_manifest(tree("untold", pypy, cpython_ext))
+    assert untold.implementation is None
+    assert untold.implementation_from == (
+        "unknown: pyvenv.cfg names PyPy but not its version, and no extension module is tagged "
+        "for it (they are for cpython 3.11)"
+    )
+    assert tree_manifest(tree("bare", stdlib_venv)).implementation is None
+    assert tree_manifest(tree("none", None)).implementation is None
+
+    # Equal in everything else, the implementation alone moves the digest.
+    other = replace(tagged, implementation="pypy 7.3", implementation_from="elsewhere")
+    assert other.files == tagged.files and other.python == tagged.python
+    assert other.digest != tagged.digest
+    assert differences(other, tagged) == [
+        "implementation: pypy 7.3 (elsewhere) here, cpython 3.11 (the extension modules' "
+        "filename tags: cpython-311-x86_64-linux-gnu on 1 file) there"
+    ]
+    # ... and where it was read does not: the same build, read two ways, is one digest.
+    assert replace(tagged, implementation_from="elsewhere").digest == tagged.digest
 
 
 def test_dependencies_are_followed_through_the_server_extra_and_transitively(

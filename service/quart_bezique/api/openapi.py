@@ -6,7 +6,7 @@ them). No answer example is written by hand: when the document is first built, e
 goes down its endpoint's road and each fetched answer comes from its view, in-process (``answers``),
 under the default configuration, unsigned and ready, so no deployment's limits, keys or state show.
 The build manifest is the one fact that differs by machine: its example keeps three files whose
-bytes are fixed and a stand-in interpreter version (``example_manifest``), so the bytes match.
+bytes are fixed and a stand-in interpreter (``example_manifest``), so the bytes match.
 """
 
 from __future__ import annotations
@@ -553,6 +553,8 @@ EXAMPLE_FILES: Final = ("flask/__init__.py", "marshmallow/__init__.py", "quart_b
 an editable install's extras) or change with the package's code."""
 EXAMPLE_PYTHON: Final = "3.11.7"
 """Stands for the interpreter's version in the build's example: each machine has its own."""
+EXAMPLE_IMPLEMENTATION: Final = "cpython 3.11"
+"""Stands for the interpreter's implementation in the build's example (``EXAMPLE_PYTHON``'s)."""
 DOCUMENTED_STATUS: Final = 200
 """The status every example's answer is shown under."""
 
@@ -571,9 +573,9 @@ Answers = Mapping[str, Mapping[str, Answer]]
 
 
 def example_manifest(manifest: Manifest) -> Manifest:
-    """``manifest`` as the examples show it: ``EXAMPLE_FILES`` only, ``EXAMPLE_PYTHON`` for the
-    interpreter, the dependencies' versions as installed (``constraints.txt`` pins them). Its
-    digest is the ``build`` the examples show."""
+    """``manifest`` as the examples show it: ``EXAMPLE_FILES`` only, ``EXAMPLE_PYTHON`` and
+    ``EXAMPLE_IMPLEMENTATION`` for the interpreter, the dependencies' versions as installed
+    (``constraints.txt`` pins them). Its digest is the ``build`` the examples show."""
     missing = [name for name in EXAMPLE_FILES if name not in manifest.files]
     if missing:
         raise ValueError(f"the build manifest lists no {', '.join(missing)}")
@@ -581,6 +583,7 @@ def example_manifest(manifest: Manifest) -> Manifest:
         version=manifest.version,
         ruleset=manifest.ruleset,
         python=EXAMPLE_PYTHON,
+        implementation=EXAMPLE_IMPLEMENTATION,
         files={name: manifest.files[name] for name in EXAMPLE_FILES},
         dependencies=manifest.dependencies,
     )

@@ -114,8 +114,9 @@ def _request_problem(request: Any) -> dict[str, Any] | None:
 
 COVERS = (
     "every file that can run: service/ with its bytecode, gunicorn.conf.py beside it, the runtime "
-    "dependencies' files, versions and start-up hooks, and the Python version (pyvenv.cfg of the "
-    "venv holding the tree: copy the whole venv); --manifest lists them"
+    "dependencies' files, versions and start-up hooks, the Python version (pyvenv.cfg of the "
+    "venv holding the tree: copy the whole venv) and implementation (pyvenv.cfg, else the "
+    "extension modules' filename tags); --manifest lists them"
 )
 """What the build digest covers (``quart_bezique.integrity.manifest``, docs/verification.md)."""
 
@@ -135,6 +136,8 @@ def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
         "files": len(manifest.files),
         "dependencies": len(manifest.dependencies),
         "python": manifest.python,
+        "implementation": manifest.implementation,
+        "implementation_from": manifest.implementation_from,
         "root": str(installed_root() if root is None else root),
         "covers": COVERS,
     }
@@ -142,7 +145,8 @@ def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
     if expect is not None:
         payload["expected"] = expect
         payload["matches"] = matches
-    details = [f"  {name:<12} {value}" for name, value in payload.items() if name != "digest"]
+    width = max(len(name) for name in payload)
+    details = [f"  {name:<{width}} {value}" for name, value in payload.items() if name != "digest"]
     if not matches:
         why = _why(manifest, root, str(expect).lower())
         payload["why"] = why
@@ -155,10 +159,11 @@ def build_digest(root: Path | None, *, expect: str | None = None) -> Outcome:
 CHECKOUT: Final = (
     "{root} is a source checkout, not an installed build, so it cannot give an installed build's "
     "digest: its dependencies are not installed in it (the manifest records them as missing), it "
-    "has no pyvenv.cfg above it (its Python is unknown), its metadata is an egg-info where an "
-    "installation has a dist-info and console scripts, and its bytecode is whatever was last "
-    "compiled there. Recompute from the installed site-packages instead, inside a copy of the "
-    "whole virtual environment (docs/verification.md)"
+    "has no pyvenv.cfg above it and none of the dependencies' extension modules (its Python and "
+    "implementation are unknown), its metadata is an egg-info where an installation has a "
+    "dist-info and console scripts, and its bytecode is whatever was last compiled there. "
+    "Recompute from the installed site-packages instead, inside a copy of the whole virtual "
+    "environment (docs/verification.md)"
 )
 
 

@@ -5,6 +5,8 @@ independent party recomputes from the files it was given. Python runs bytecode (
 in place of a source whose header it matches, so bytecode, the gunicorn configuration and the
 installed dependencies are part of the build like the sources; ``docs/verification.md`` ("What
 the digest covers") lists the files and the canonical form the **build digest** is taken over.
+The interpreter is named too, by version and by implementation: the same files under CPython and
+under PyPy can give other answers (float formatting, dict behaviour), so they are two builds.
 The same manifest comes from the running process (``installed_manifest``, which also refuses
 when a loaded module ran from a file outside it) and from a tree such as an image's
 ``site-packages`` (``tree_manifest``), so the two can be compared.
@@ -18,13 +20,15 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Final
 
-FORMAT: Final = "quart-bezique-manifest/2"
+FORMAT: Final = "quart-bezique-manifest/3"
+"""The manifest's layout; ``/3`` added ``implementation``, so no digest of an older layout can
+equal one of this."""
 DISTRIBUTION: Final = "quart-bezique"
 PACKAGE: Final = "quart_bezique"
 CONFIG: Final = "gunicorn.conf.py"
@@ -37,6 +41,8 @@ SERVER_EXTRA: Final = "server"
 """The extra the image installs (``'.[server]'``): its requirements are the web stack."""
 UNKNOWN_VERSION: Final = "0+unknown"
 PYVENV: Final = "pyvenv.cfg"
+RUNNING_IMPLEMENTATION: Final = "sys.implementation of this interpreter"
+"""Where a running process reads its implementation (``Manifest.implementation_from``)."""
 _NAME: Final = re.compile(r"\s*([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)")
 _EXTRA: Final = re.compile(r"""\bextra\s*==\s*["']([^"']*)["']""")
 _STARTUP_HOOKS: Final = ("sitecustomize.py", "usercustomize.py")
@@ -58,12 +64,19 @@ class Manifest:
     them."""
     python: str | None
     """The interpreter's version (``3.11.7``); for a tree, its ``pyvenv.cfg``'s (None: none)."""
+    implementation: str | None
+    """The interpreter's implementation and its version to the minor, as an extension module's
+    filename tag gives them (``cpython 3.11``, ``pypy 7.3``); for a tree, read from its
+    ``pyvenv.cfg`` or its extension modules' tags (``implementation_of``; None: unknown)."""
     files: Mapping[str, str]
     """Relative path (``service/...``, ``flask/...``, ``gunicorn.conf.py``) to its SHA-256."""
     dependencies: Mapping[str, str | None]
     """Runtime dependency (normalised name) to its installed version (None: missing)."""
     located: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     """Absolute path of each file to its key in ``files``: not part of the digest."""
+    implementation_from: str = field(default="", compare=False)
+    """Where ``implementation`` was read, in words (this interpreter, ``pyvenv.cfg``, the
+    extension modules' tags, or why it is unknown): not part of the digest."""
 
     def canonical(self) -> bytes:
         """The bytes the build digest is taken over (``docs/verification.md``)."""
@@ -71,6 +84,7 @@ class Manifest:
             "dependencies": dict(self.dependencies),
             "files": dict(self.files),
             "format": FORMAT,
+            "implementation": self.implementation,
             "python": self.python,
             "ruleset": self.ruleset,
             "version": self.version,
@@ -160,20 +174,27 @@ def ruleset_of(root: Path) -> str:
     return f"{name}/{version}"
 
 
-def python_of(root: Path) -> str | None:
-    """The Python version of the virtual environment holding the tree ``root``
-    (``<venv>/lib/pythonX.Y/site-packages``): its ``pyvenv.cfg``, or None without one."""
+def _pyvenv(root: Path) -> dict[str, str]:
+    """The settings of the ``pyvenv.cfg`` of the virtual environment holding the tree ``root``
+    (``<venv>/lib/pythonX.Y/site-packages``); empty without one."""
     if len(root.parents) < 3:
-        return None
+        return {}
     try:
         text = (root.parents[2] / PYVENV).read_text(encoding="utf-8")
     except (OSError, ValueError):
-        return None
+        return {}
     values = {}
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep:
             values[key.strip()] = value.strip()
+    return values
+
+
+def python_of(root: Path) -> str | None:
+    """The Python version of the virtual environment holding the tree ``root``: its
+    ``pyvenv.cfg``'s, or None without one."""
+    values = _pyvenv(root)
     version = values.get("version") or values.get("version_info")  # virtualenv: 3.11.7.final.0
     return ".".join(version.split(".")[:3]) if version else None
 
@@ -181,6 +202,79 @@ def python_of(root: Path) -> str | None:
 def running_python() -> str:
     """This interpreter's version as ``pyvenv.cfg`` says it (``3.11.7``)."""
     return "{}.{}.{}".format(*sys.version_info[:3])
+
+
+def running_implementation() -> str:
+    """This interpreter's implementation as the manifest names it: ``sys.implementation``'s name
+    and version to the minor (``cpython 3.11``, ``pypy 7.3``), all a tree's files can show."""
+    version = sys.implementation.version
+    return f"{sys.implementation.name} {version.major}.{version.minor}"
+
+
+_EXTENSION: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.(?P<tag>[A-Za-z0-9_-]+)\.(?:so|pyd)")
+"""An extension module's file name: ``<module>.<tag>.so`` (``.pyd`` on Windows)."""
+_IMPLEMENTATION_TAGS: Final = (
+    # cpython-311-x86_64-linux-gnu, cpython-311-darwin, cpython-313t-x86_64-linux-gnu
+    ("cpython", re.compile(r"cpython-(\d)(\d+)[a-z]*(?:-[A-Za-z0-9_-]+)?")),
+    ("cpython", re.compile(r"cp(\d)(\d+)[a-z]*-[A-Za-z0-9_-]+")),  # cp311-win_amd64
+    ("pypy", re.compile(r"pypy\d+-pp(\d)(\d+)-[A-Za-z0-9_-]+")),  # pypy39-pp73-x86_64-linux-gnu
+)
+
+
+def tagged_implementation(name: str) -> str | None:
+    """The implementation an extension module's file ``name`` was built for, as
+    ``running_implementation`` names it (``orjson.cpython-311-x86_64-linux-gnu.so``:
+    ``cpython 3.11``); None for any other file, and for a module of the stable ABI
+    (``_rust.abi3.so``), which names no implementation."""
+    found = _EXTENSION.fullmatch(name)
+    if found is None:
+        return None
+    for implementation, tag in _IMPLEMENTATION_TAGS:
+        version = tag.fullmatch(found.group("tag"))
+        if version is not None:
+            return f"{implementation} {version.group(1)}.{version.group(2)}"
+    return None
+
+
+def implementation_of(root: Path, files: Iterable[str]) -> tuple[str | None, str]:
+    """The implementation that runs the tree ``root`` whose files are ``files`` (keys of
+    ``Manifest.files``), and where it was read: the ``implementation`` of its ``pyvenv.cfg``
+    (virtualenv and uv write one; for CPython its ``version`` gives the minor), else the tag of
+    its extension modules when they all name one (``cpython-311-x86_64-linux-gnu``: what the
+    interpreter loads). None when neither says, or the tags disagree."""
+    values = _pyvenv(root)
+    written = values.get("implementation", "")
+    named = written.lower()
+    python = python_of(root)
+    if named == "cpython" and python is not None:
+        major, minor = python.split(".")[:2]
+        return (
+            f"cpython {major}.{minor}",
+            f"{PYVENV}: implementation = {written}, version = {python}",
+        )
+    tagged: dict[str, list[str]] = {}
+    for key in sorted(files):
+        implementation = tagged_implementation(key.rpartition("/")[2])
+        if implementation is not None:
+            tagged.setdefault(implementation, []).append(key)
+    if named:
+        kept = {k: v for k, v in tagged.items() if k.partition(" ")[0] == named}
+        if not kept:
+            others = f" (they are for {_some(tagged)})" if tagged else ""
+            return None, (
+                f"unknown: {PYVENV} names {written} but not its version, and no extension "
+                f"module is tagged for it{others}"
+            )
+        tagged = kept
+    if len(tagged) == 1:
+        ((implementation, keys),) = tagged.items()
+        found = _EXTENSION.fullmatch(keys[0].rpartition("/")[2])
+        tag = found.group("tag") if found is not None else keys[0]
+        count = f"{len(keys)} file{'s' if len(keys) > 1 else ''}"
+        return implementation, f"the extension modules' filename tags: {tag} on {count}"
+    if tagged:
+        return None, f"unknown: the extension modules are tagged for {_some(tagged)}"
+    return None, f"unknown: no implementation in {PYVENV} and no extension module tagged with one"
 
 
 _PYTHON_MARKER: Final = re.compile(
@@ -339,7 +433,22 @@ class _Described:
     """Top-level import names the manifest's files provide (``service``, ``flask``, ...)."""
 
 
-def _describe(root: Path, path: list[str] | None, config: Path, python: str | None) -> _Described:
+Identify = Callable[[Iterable[str]], tuple[str | None, str]]
+"""Names a manifest's implementation from its files' keys, and says where it was read."""
+
+
+def _running_identity(files: Iterable[str]) -> tuple[str, str]:
+    """This interpreter's implementation, whatever the files say: it is the one running them."""
+    version = ".".join(str(part) for part in sys.implementation.version[:3])
+    return (
+        running_implementation(),
+        f"{RUNNING_IMPLEMENTATION}: {sys.implementation.name} {version}",
+    )
+
+
+def _describe(
+    root: Path, path: list[str] | None, config: Path, python: str | None, identify: Identify
+) -> _Described:
     if not (root / PACKAGE / "__init__.py").is_file():
         raise ManifestError(f"{root} holds no {PACKAGE!r} package ({root / PACKAGE}/__init__.py)")
     own = _find(DISTRIBUTION, path)
@@ -359,13 +468,16 @@ def _describe(root: Path, path: list[str] | None, config: Path, python: str | No
         for hook in _startup_hooks(base):
             files.add(os.path.basename(hook), hook)
     hashed, located = files.hashed()
+    implementation, implementation_from = identify(hashed)
     manifest = Manifest(
         version=own.version or UNKNOWN_VERSION,
         ruleset=ruleset_of(root),
         python=python,
+        implementation=implementation,
         files=hashed,
         dependencies=dependencies,
         located=located,
+        implementation_from=implementation_from,
     )
     return _Described(manifest, frozenset(modules))
 
@@ -419,14 +531,15 @@ def installed_root() -> Path:
 def running_manifest(root: Path) -> Manifest:
     """The manifest of the code at ``root`` and of the dependencies this process imports, with
     the gunicorn configuration it executed; not checked against what is loaded."""
-    return _describe(root, None, _running_config(root), running_python()).manifest
+    config = _running_config(root)
+    return _describe(root, None, config, running_python(), _running_identity).manifest
 
 
 def installed_manifest() -> Manifest:
     """The manifest of the running code; ``ManifestError`` when a module of the manifest's
     packages (or gunicorn's configuration) was loaded from a file the manifest does not list."""
     root = installed_root()
-    described = _describe(root, None, _running_config(root), running_python())
+    described = _describe(root, None, _running_config(root), running_python(), _running_identity)
     problems = unmanifested(described.manifest, described.modules, dict(sys.modules))
     if problems:
         raise ManifestError(
@@ -438,7 +551,13 @@ def installed_manifest() -> Manifest:
 def tree_manifest(root: Path) -> Manifest:
     """The manifest of a directory tree holding ``service/`` and the ``*.dist-info`` metadata
     (an image's ``site-packages``): independent of whatever this process has installed."""
-    return _describe(root, [os.fspath(root)], config_of(root), python_of(root)).manifest
+    return _describe(
+        root,
+        [os.fspath(root)],
+        config_of(root),
+        python_of(root),
+        lambda files: implementation_of(root, files),
+    ).manifest
 
 
 def _some(names: Iterable[str], shown: int = 3) -> str:
@@ -449,13 +568,21 @@ def _some(names: Iterable[str], shown: int = 3) -> str:
 
 def differences(mine: Manifest, theirs: Manifest) -> list[str]:
     """What makes ``mine`` another build than ``theirs``, one part per line, in words: the
-    version, ruleset or Python, each dependency's version, and the files (only in one of them, or
-    with other bytes). Empty when the digests are equal."""
+    version, ruleset, Python or its implementation (with where each side's was read), each
+    dependency's version, and the files (only in one of them, or with other bytes). Empty when
+    the digests are equal."""
     found = [
         f"{name}: {getattr(mine, name)} here, {getattr(theirs, name)} there"
         for name in ("version", "ruleset", "python")
         if getattr(mine, name) != getattr(theirs, name)
     ]
+    if mine.implementation != theirs.implementation:
+
+        def read(manifest: Manifest) -> str:
+            where = manifest.implementation_from
+            return f"{manifest.implementation}" + (f" ({where})" if where else "")
+
+        found.append(f"implementation: {read(mine)} here, {read(theirs)} there")
 
     def installed(deps: Mapping[str, str | None], name: str) -> str:
         if name not in deps:
