@@ -4,6 +4,7 @@ exit codes a script can branch on."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -59,7 +60,7 @@ def test_score_table(capsys: pytest.CaptureFixture[str]) -> None:
     result = run(capsys, "score", "KS", "QS", "JS", "JC", "--trump", "S")
     assert result.code == ExitCode.OK
     lines = result.out.splitlines()
-    assert lines[0] == "K♠ Q♠ J♠ J♣  trump ♠  score 16  (classic/1)"
+    assert lines[0] == "K♠ Q♠ J♠ J♣; trump: spades ♠; 16 points (rules classic/1)"
     assert lines[-1].split() == ["total", "16"]
     assert any(line.split()[:1] == ["coronka"] for line in lines)
 
@@ -106,7 +107,9 @@ def test_validate_legal_and_illegal(
     _same_as_api(api, "/v1/betting/validate", ILLEGAL, illegal.out)
     table = run(capsys, "validate", _file(tmp_path, ILLEGAL))
     assert table.code == ExitCode.REFUSED
-    assert table.out.startswith("betting INVALID at action 0: STAKE_BELOW_MINIMUM")
+    assert table.out.startswith(
+        "the betting is invalid at action 0: the first stake must be at least the minimum stake"
+    )
 
 
 def test_settle(api: FlaskClient, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -114,7 +117,7 @@ def test_settle(api: FlaskClient, capsys: pytest.CaptureFixture[str], tmp_path: 
     assert result.code == ExitCode.OK
     _same_as_api(api, "/v1/rounds/settle", SETTLE, result.out)
     table = run(capsys, "settle", _file(tmp_path, SETTLE))
-    assert "winners bob" in table.out.splitlines()[0]
+    assert "paid to bob" in table.out.splitlines()[0]
 
 
 @pytest.mark.parametrize(
@@ -244,3 +247,59 @@ def test_python_dash_m_quart_bezique_exits_with_the_verdict(tmp_path: Path) -> N
     )
     assert done.returncode == ExitCode.REFUSED
     assert json.loads(done.stdout)["error"]["code"] == "STAKE_BELOW_MINIMUM"
+
+
+# --- one language at a time ------------------------------------------------------------------
+
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+ALLOWED_LATIN = {"classic", "ann", "bob", "cid", "dan", "first", "second"}
+"""The ruleset's id and the player ids the client chose: names, shown as written."""
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", "KS", "QS", "JS", "JC", "--trump", "S"],
+        ["compare", "KS,QS,JS,JC", "AH,AD,AS,9C"],
+        ["odds", "KS", "QS", "JS", "JC", "--samples", "50", "--seen", "AS"],
+        ["score", "KS", "QS", "JS"],
+        ["score", "Т♠", "QS", "JS", "JC"],
+        ["score", "KS", "QS", "JS", "JC", "--trump", "T"],
+    ],
+)
+def test_lang_prints_every_word_in_that_language(
+    capsys: pytest.CaptureFixture[str], language: str, argv: list[str]
+) -> None:
+    """``--lang``: the table, the verdict and any refusal say nothing in English; cards are
+    written with Russian letters (К♠ Д♠ В♠ Т♥)."""
+    result = run(capsys, "--lang", language, *argv)
+    text = result.out + result.err
+    assert text.strip()
+    bare = re.sub(r"(?<![\w])/[\w/]*", "", text.replace("quart-bezique", ""))  # pointers: data
+    words = set(LATIN_WORD.findall(bare))
+    # Card codes the user typed are quoted back as written; error codes are for scripts.
+    words -= {w for w in words if w.isupper()}
+    assert words <= ALLOWED_LATIN, (words, text)
+    assert re.search("[а-яіїєґ]", text, re.IGNORECASE)
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_lang_gives_the_betting_verdict_and_its_json_in_that_language(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, language: str, api: FlaskClient
+) -> None:
+    body = {**EXAMPLE_ROUND, "actions": [{"player": "bob", "type": "stake", "amount": 20}]}
+    path = _file(tmp_path, body)
+    table = run(capsys, "--lang", language, "validate", path)
+    assert table.code == ExitCode.REFUSED
+    assert "bob" in table.out and "ann" in table.out and "turn" not in table.out
+    asked = run(capsys, "--json", "--lang", language, "validate", path)
+    answer = api.post("/v1/betting/validate", json=body, headers={"Accept-Language": language})
+    assert asked.out.encode() == answer.get_data() + b"\n"
+
+
+def test_lang_defaults_to_english(capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        run(capsys, "score", "KS", "QS", "JS").err
+        == run(capsys, "--lang", "en", "score", "KS", "QS", "JS").err
+    )

@@ -25,11 +25,8 @@ SCHEMAS: Final[RequestSchemas] = request_schemas(CONFIG)
 
 
 def refused(problem: Problem, where: str = "") -> CliError:
-    """The service's problem document as the command line's error (``where``: which input)."""
-    document = problem.document()
-    if where:
-        document["detail"] = f"{where}: {document['detail']}"
-    return CliError(document)
+    """The service's problem as the command line's error (``where``: which input)."""
+    return CliError(problem, where=where)
 
 
 def read_body(data: bytes, where: str = "") -> Any:

@@ -1,6 +1,8 @@
-"""Human-readable verdicts: small aligned tables, cards with their suit symbols (K♠ 10♥).
+"""Human-readable verdicts in one language: small aligned tables, cards with their suit symbols.
 
 Only presentation: every number shown comes from the same core result the JSON carries. Every
+label is a message template rendered in the chosen language (the service's catalogs), and cards
+are written in that language's notation (``K♠ 10♥``, or ``К♠ 10♥`` with Russian letters). Every
 string from the input (player ids, the core's messages quoting them) is shown escaped
 (``safe.py``), so no control character of it reaches the terminal.
 """
@@ -8,32 +10,79 @@ string from the input (player ids, the core's messages quoting them) is shown es
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final
 
-from quart_bezique.game.betting import BettingResult
-from quart_bezique.game.cards import Card, Suit
+from quart_bezique.game.betting import BettingResult, Phase
+from quart_bezique.game.cards import RUSSIAN_RANKS, Card, Suit
+from quart_bezique.game.messages import N_, NP_, Message, Translations, render
 from quart_bezique.game.odds import Odds
-from quart_bezique.game.scoring import HandScore
+from quart_bezique.game.scoring import CombinationType, HandScore
 from quart_bezique.game.settlement import Settlement
 from quart_bezique.game.showdown import Showdown
 
 from .safe import shown
 
-
-def card(c: Card) -> str:
-    return c.rank.value + c.suit.symbol
+ENGLISH: Final = "en"
 
 
-def cards(cs: Iterable[Card]) -> str:
-    return " ".join(card(c) for c in cs)
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """A language to print in: its catalog and whether cards take Russian letters."""
+
+    words: Translations
+    cyrillic_cards: bool
+
+    def number(self, text: str) -> str:
+        """A decimal as this language writes it (a comma in Russian and Ukrainian)."""
+        return text.replace(".", ",") if self.cyrillic_cards else text
+
+    def say(self, message: str, **values: object) -> str:
+        """``message`` (a template, with ``values`` bound) in this language."""
+        if values and isinstance(message, Message):
+            message = message.format(**values)
+        return render(message, self.words)
 
 
-def trump(t: Suit | None) -> str:
-    return "no trump" if t is None else f"trump {t.symbol}"
+_COMBINATION: Final = {
+    CombinationType.THREE_OF_A_KIND: N_("three of a kind"),
+    CombinationType.FOUR_OF_A_KIND: N_("four of a kind"),
+    CombinationType.MARRIAGE: N_("marriage"),
+    CombinationType.BEZIQUE: N_("bezique"),
+    CombinationType.DOUBLE_BEZIQUE: N_("double bezique"),
+    CombinationType.CORONKA: N_("coronka"),
+}
+_PHASE: Final = {
+    Phase.BETTING: N_("betting goes on"),
+    Phase.SHOWDOWN: N_("showdown"),
+    Phase.UNCONTESTED: N_("won uncontested"),
+}
+_SUIT: Final = {
+    Suit.SPADES: N_("spades"),
+    Suit.CLUBS: N_("clubs"),
+    Suit.HEARTS: N_("hearts"),
+    Suit.DIAMONDS: N_("diamonds"),
+}
+
+
+def card(c: Card, voice: Voice) -> str:
+    rank = RUSSIAN_RANKS[c.rank][0] if voice.cyrillic_cards else c.rank.value
+    return rank + c.suit.symbol
+
+
+def cards(cs: Iterable[Card], voice: Voice) -> str:
+    return " ".join(card(c, voice) for c in cs)
+
+
+def trump(t: Suit | None, voice: Voice) -> str:
+    if t is None:
+        return voice.say(N_("no trump"))
+    return voice.say(N_("trump: {suit} {symbol}").format(suit=_SUIT[t], symbol=t.symbol))
 
 
 def _is_number(text: str) -> bool:
     try:
-        float(text)
+        float(text.replace(",", "."))
     except ValueError:
         return False
     return True
@@ -56,83 +105,154 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], indent: str =
     return "\n".join([line(header), *(line(r) for r in body)])
 
 
-def breakdown(hand: HandScore) -> str:
+def breakdown(hand: HandScore, voice: Voice) -> str:
+    say = voice.say
     rows: list[Sequence[object]] = [
-        (c.type.value.replace("_", " "), cards(c.cards), c.points) for c in hand.combinations
+        (say(_COMBINATION[c.type]), cards(c.cards, voice), c.points) for c in hand.combinations
     ]
-    rows += [("loose", card(lc.card), lc.points) for lc in hand.loose]
-    rows.append(("total", "", hand.score))
-    return table(("declared", "cards", "points"), rows)
+    rows += [(say(N_("loose card")), card(lc.card, voice), lc.points) for lc in hand.loose]
+    rows.append((say(N_("total")), "", hand.score))
+    return table((say(N_("declared")), say(N_("cards")), say(N_("points"))), rows)
 
 
-def scored(hand: HandScore, ruleset: str) -> str:
-    head = f"{cards(hand.cards)}  {trump(hand.trump)}  score {hand.score}  ({ruleset})"
-    return f"{head}\n{breakdown(hand)}"
+def _score(score: int, voice: Voice) -> str:
+    return voice.say(NP_("{score} point", "{score} points", "score", score=score))
 
 
-def showdown(result: Showdown, players: Sequence[str], ruleset: str) -> str:
+def scored(hand: HandScore, ruleset: str, voice: Voice) -> str:
+    head = voice.say(
+        N_("{cards}; {trump}; {score} (rules {ruleset})"),
+        cards=cards(hand.cards, voice),
+        trump=trump(hand.trump, voice),
+        score=_score(hand.score, voice),
+        ruleset=ruleset,
+    )
+    return f"{head}\n{breakdown(hand, voice)}"
+
+
+def showdown(result: Showdown, players: Sequence[str], ruleset: str, voice: Voice) -> str:
+    say = voice.say
     if result.winner is None:
-        verdict = f"tie at {result.hands[0].score}"
+        verdict = say(
+            N_("a tie: each hand scores {score}"), score=_score(result.hands[0].score, voice)
+        )
     else:
-        verdict = f"{shown(players[result.winner])} wins"
-    parts = [f"showdown  {trump(result.trump)}  {verdict}  ({ruleset})"]
+        verdict = say(N_("{player} wins"), player=shown(players[result.winner]))
+    parts = [
+        say(
+            N_("showdown; {trump}; {verdict} (rules {ruleset})"),
+            trump=trump(result.trump, voice),
+            verdict=verdict,
+            ruleset=ruleset,
+        )
+    ]
     for player, hand in zip(players, result.hands, strict=True):
-        parts.append(f"{shown(player)}: {cards(hand.cards)}  score {hand.score}\n{breakdown(hand)}")
+        line = say(
+            N_("{player}: {cards}; {score}"),
+            player=shown(player),
+            cards=cards(hand.cards, voice),
+            score=_score(hand.score, voice),
+        )
+        parts.append(f"{line}\n{breakdown(hand, voice)}")
     return "\n".join(parts)
 
 
-def betting(result: BettingResult, ruleset: str) -> str:
+def betting(result: BettingResult, ruleset: str, voice: Voice) -> str:
+    say = voice.say
     state = result.state
     if result.error is None:
-        verdict = "VALID"
+        verdict = say(N_("the betting is valid (rules {ruleset})"), ruleset=ruleset)
     else:
         error = result.error
-        verdict = f"INVALID at action {error.index}: {error.code.value} ({shown(error.message)})"
-    rows = [(p.player, p.contributed, "folded" if p.folded else "") for p in state.players]
-    lines = [
-        f"betting {verdict}  ({ruleset})",
-        f"  phase {state.phase.value}  pot {state.pot}"
-        + ("" if state.to_act is None else f"  to act: {shown(state.to_act)}"),
-        table(("player", "contributed", ""), rows),
-    ]
+        verdict = say(
+            N_("the betting is invalid at action {number}: {reason} (rules {ruleset})"),
+            number=error.index,
+            reason=shown(say(error.message)),
+            ruleset=ruleset,
+        )
+    folded = say(N_("folded"))
+    rows = [(p.player, p.contributed, folded if p.folded else "") for p in state.players]
+    where = "  " + say(
+        N_("phase: {phase}; pot: {pot}"), phase=say(_PHASE[state.phase]), pot=state.pot
+    )
+    if state.to_act is not None:
+        where += say(N_("; to act: {player}"), player=shown(state.to_act))
+    lines = [verdict, where, table((say(N_("player")), say(N_("put in")), ""), rows)]
     return "\n".join(lines)
 
 
-def settlement(result: Settlement, ruleset: str) -> str:
+def settlement(result: Settlement, ruleset: str, voice: Voice) -> str:
+    say = voice.say
     rows = [(p.player, p.payout, p.net) for p in result.players]
     lines = [
-        f"settled  pot {result.pot}  winners {shown(', '.join(result.winners))}  ({ruleset})",
-        table(("player", "payout", "net"), rows),
+        say(
+            N_("settled: pot {pot}; paid to {winners} (rules {ruleset})"),
+            pot=result.pot,
+            winners=shown(", ".join(result.winners)),
+            ruleset=ruleset,
+        ),
+        table((say(N_("player")), say(N_("payout")), say(N_("net"))), rows),
     ]
     pair = result.betting.state.showdown
     if result.showdown is not None and pair is not None:
-        lines.append(showdown(result.showdown, pair, ruleset))
+        lines.append(showdown(result.showdown, pair, ruleset, voice))
     return "\n".join(lines)
 
 
-def odds(result: Odds, ruleset: str) -> str:
-    how = (
-        "exact"
-        if result.exact
-        else f"Monte Carlo, {result.samples} samples, seed {result.seed}, "
-        f"standard error {result.standard_error:.4f}"
-    )
+def _percent(value: float) -> str:
+    """A percentile as people read it: never rounded up to 100 (or down to 0) unless exact."""
+    text = f"{value:.2f}"
+    if text == "100.00" and value < 100:
+        text = "99.99"
+    elif text == "0.00" and value > 0:
+        text = "0.01"
+    return text
+
+
+def odds(result: Odds, ruleset: str, voice: Voice) -> str:
+    say = voice.say
+    if result.exact:
+        how = say(N_("exact: every deal of the cards left counted"))
+    else:
+        how = say(
+            N_("estimated from {samples} random deals (standard error {error})"),
+            samples=result.samples,
+            error=f"{result.standard_error:.4f}",
+        )
     outcomes = (
-        ("win", result.win, result.wins),
-        ("tie", result.tie, result.ties),
-        ("loss", result.loss, result.losses),
+        (say(N_("win")), result.win, result.wins),
+        (say(N_("tie")), result.tie, result.ties),
+        (say(N_("loss")), result.loss, result.losses),
     )
     if result.exact:
-        header: tuple[str, ...] = ("outcome", "probability", "deals")
-        rows: list[tuple[object, ...]] = [(n, f"{p:.6f}", count) for n, p, count in outcomes]
+        header: tuple[str, ...] = (say(N_("outcome")), say(N_("probability")), say(N_("deals")))
+        rows: list[tuple[object, ...]] = [
+            (n, voice.number(f"{p:.6f}"), count) for n, p, count in outcomes
+        ]
     else:
-        header = ("outcome", "probability")
-        rows = [(n, f"{p:.6f}") for n, p, _ in outcomes]
+        header = (say(N_("outcome")), say(N_("probability")))
+        rows = [(n, voice.number(f"{p:.6f}")) for n, p, _ in outcomes]
     return "\n".join(
         [
-            f"{cards(result.cards)}  {trump(result.trump)}  score {result.score}  ({ruleset})",
-            f"  {result.opponents} opponent(s), {result.remaining} cards left; {how}",
-            f"  percentile {result.percentile:.2f}",
+            say(
+                N_("{cards}; {trump}; {score} (rules {ruleset})"),
+                cards=cards(result.cards, voice),
+                trump=trump(result.trump, voice),
+                score=_score(result.score, voice),
+                ruleset=ruleset,
+            ),
+            "  "
+            + say(
+                NP_(
+                    "{count} opponent, {remaining} cards left; {how}",
+                    "{count} opponents, {remaining} cards left; {how}",
+                    "count",
+                    count=result.opponents,
+                    remaining=result.remaining,
+                    how=how,
+                )
+            ),
+            "  " + say(N_("percentile: {value}"), value=voice.number(_percent(result.percentile))),
             table(header, rows),
         ]
     )

@@ -11,6 +11,7 @@ stderr, with every control character of the input shown escaped (``safe.py``).
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,9 +19,12 @@ from typing import Any, Final
 
 import orjson
 
+from quart_bezique.api.contract.i18n.language import ENGLISH, LANGUAGES
+from quart_bezique.api.contract.i18n.translations import localize, translations
+from quart_bezique.game.messages import N_
 from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED
 
-from . import checks, verdicts
+from . import checks, human, verdicts
 from .problems import CliError, ExitCode
 from .safe import shown_lines
 from .verdicts import Outcome
@@ -41,7 +45,16 @@ def _read(path: str) -> bytes:
         with open(path, "rb") as file:
             return file.read(MAX_INPUT_BYTES)
     except OSError as error:
-        raise CliError.input("INPUT_ERROR", f"{path}: {error.strerror}") from None
+        reason = _OS_REASONS.get(error.errno or 0, N_("the system refused to read it"))
+        detail = N_("{path} cannot be read: {reason}").format(path=path, reason=reason)
+        raise CliError.input("INPUT_ERROR", detail) from None
+
+
+_OS_REASONS: Final = {
+    errno.ENOENT: N_("there is no such file"),
+    errno.EACCES: N_("permission denied"),
+    errno.EISDIR: N_("it is a folder, not a file"),
+}
 
 
 def _json_file(path: str) -> Any:
@@ -64,6 +77,13 @@ def _parser() -> argparse.ArgumentParser:
         "digest differs), 2 usage or input error (the rules' error code is printed)",
     )
     parser.add_argument("--json", action="store_true", help="print the API's JSON answer")
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=ENGLISH,
+        help="the language of what is printed for people, and of --json's messages "
+        "(en, ru or uk; default en)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
@@ -73,6 +93,9 @@ def _parser() -> argparse.ArgumentParser:
             action="store_true",
             default=argparse.SUPPRESS,
             help="print the API's JSON answer",
+        )
+        sub.add_argument(
+            "--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help="en, ru or uk"
         )
         return sub
 
@@ -122,17 +145,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> Outcome | bytes:
+    voice = human.Voice(translations(args.lang), args.lang != ENGLISH)
     match args.command:
         case "score":
-            return verdicts.score(_cards(args.cards), args.trump)
+            return verdicts.score(_cards(args.cards), args.trump, voice)
         case "compare":
+            players = tuple(args.players)
             return verdicts.compare(
-                _cards([args.first]), _cards([args.second]), args.trump, tuple(args.players)
+                _cards([args.first]), _cards([args.second]), args.trump, players, voice
             )
         case "validate":
-            return verdicts.validate(_body_file(args.round))
+            return verdicts.validate(_body_file(args.round), voice)
         case "settle":
-            return verdicts.settle(_body_file(args.round))
+            return verdicts.settle(_body_file(args.round), voice)
         case "odds":
             return verdicts.odds(
                 _cards(args.cards),
@@ -141,6 +166,7 @@ def _run(args: argparse.Namespace) -> Outcome | bytes:
                 args.opponents,
                 args.samples,
                 args.seed,
+                voice,
             )
         case "verify":
             return checks.verify(
@@ -174,15 +200,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome = _run(args)
     except CliError as error:
         if args.json:
-            _write(orjson.dumps(error.document) + b"\n")
+            _write(orjson.dumps(error.document_in(args.lang)) + b"\n")
         else:
-            print(f"{PROG}: {error.human()}", file=sys.stderr)  # escaped (safe.py)
+            print(f"{PROG}: {error.human(args.lang)}", file=sys.stderr)  # escaped (safe.py)
         return ExitCode.INPUT_ERROR
     if isinstance(outcome, bytes):  # the manifest: exactly the digested bytes, no newline
         _write(outcome)
         return ExitCode.OK
-    if args.json:  # the API's bytes, as orjson escapes them
-        _write(orjson.dumps(outcome.payload) + b"\n")
+    if args.json:  # the API's bytes, as orjson escapes them (its Accept-Language: --lang)
+        _write(orjson.dumps(localize(outcome.payload, args.lang)[0]) + b"\n")
     else:  # every untrusted value was escaped where it was put in; this is the last guard
         _write((shown_lines(outcome.text) + "\n").encode())
     return outcome.exit

@@ -65,7 +65,7 @@ def _accepted(schema: Callable[[Any], type[Any]], body: Any) -> Any:
     return rules.accepted(schema(rules.SCHEMAS), body)
 
 
-def score(cards: Sequence[str], trump: str | None) -> Outcome:
+def score(cards: Sequence[str], trump: str | None, voice: human.Voice) -> Outcome:
     """``POST /v1/hands/score``."""
     body: dict[str, Any] = {"cards": list(cards)}
     if trump is not None:
@@ -78,11 +78,15 @@ def score(cards: Sequence[str], trump: str | None) -> Outcome:
     hand = _judged(lambda: score_hand(b["cards"], b.get("trump")), anchor)
     payload = render.scored_hand(hand)
     payload["ruleset"] = RULESET
-    return Outcome(payload, human.scored(hand, RULESET))
+    return Outcome(payload, human.scored(hand, RULESET, voice))
 
 
 def compare(
-    first: Sequence[str], second: Sequence[str], trump: str | None, players: Sequence[str]
+    first: Sequence[str],
+    second: Sequence[str],
+    trump: str | None,
+    players: Sequence[str],
+    voice: human.Voice,
 ) -> Outcome:
     """``POST /v1/showdown``."""
     body: dict[str, Any] = {
@@ -109,10 +113,10 @@ def compare(
     names = (one["player"], two["player"])
     payload = render.showdown(result, names)
     payload["ruleset"] = RULESET
-    return Outcome(payload, human.showdown(result, names, RULESET))
+    return Outcome(payload, human.showdown(result, names, RULESET, voice))
 
 
-def validate(body: Any) -> Outcome:
+def validate(body: Any, voice: human.Voice) -> Outcome:
     """``POST /v1/betting/validate``: an illegal sequence is a verdict, exit 1."""
     b = _accepted(lambda s: s.betting, body)
     result = _judged(
@@ -130,10 +134,10 @@ def validate(body: Any) -> Outcome:
     payload = render.betting(result)
     payload["ruleset"] = RULESET
     status = ExitCode.OK if result.valid else ExitCode.REFUSED
-    return Outcome(payload, human.betting(result, RULESET), status)
+    return Outcome(payload, human.betting(result, RULESET, voice), status)
 
 
-def settle(body: Any) -> Outcome:
+def settle(body: Any, voice: human.Voice) -> Outcome:
     """``POST /v1/rounds/settle``: a round that cannot be settled is refused (exit 2), as the
     API refuses it with 422."""
     b = _accepted(lambda s: s.settle, body)
@@ -152,7 +156,7 @@ def settle(body: Any) -> Outcome:
     )
     payload = render.settlement(result)
     payload["ruleset"] = RULESET
-    return Outcome(payload, human.settlement(result, RULESET))
+    return Outcome(payload, human.settlement(result, RULESET, voice))
 
 
 def odds(
@@ -162,6 +166,7 @@ def odds(
     opponents: int,
     samples: int,
     seed: int,
+    voice: human.Voice,
 ) -> Outcome:
     """``POST /v1/hands/odds``."""
     body: dict[str, Any] = {
@@ -180,4 +185,4 @@ def odds(
         ),
         _as_sent,
     )
-    return Outcome(render.odds(result), human.odds(result, RULESET))
+    return Outcome(render.odds(result), human.odds(result, RULESET, voice))
