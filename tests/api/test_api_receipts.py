@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 from quart_bezique.api.app import create_app
 from quart_bezique.api.config import Config
 from quart_bezique.api.envelope import audit
+from quart_bezique.api.envelope.road import Road
 from quart_bezique.game.ruleset import RULESET
 from quart_bezique.integrity import build_digest
 from quart_bezique.receipts import Keyring, Signer, SigningKey, thumbprint
@@ -227,3 +228,56 @@ def test_the_documented_example_is_a_match(client: FlaskClient) -> None:
 
     (example,) = VERIFY.request_examples.values()
     assert ok(client.post("/v1/verdicts/verify", json=example))["match"] is True
+
+
+OUT_OF_TURN = {
+    "players": ["ann", "bob", "cid"],
+    "dealer": "cid",
+    "ante": 10,
+    "actions": [{"player": "bob", "type": "stake", "amount": 20}],
+}
+"""An invalid sequence: its answer holds a sentence for people, in the language asked for."""
+
+
+@pytest.mark.parametrize("language", ["en", "ru", "uk"])
+@pytest.mark.parametrize("proof", ["receipt", "response_sha256"])
+def test_a_verdict_given_in_any_language_replays_to_its_bytes(
+    signed: Signed, language: str, proof: str
+) -> None:
+    """The replay finds the language the verdict was given in: without that, a reason given in
+    Russian could never be proven again (its English replay differs in one sentence)."""
+    path = "/v1/betting/validate"
+    response = signed.client.post(path, json=OUT_OF_TURN, headers={"Accept-Language": language})
+    assert response.headers["Content-Language"] == language
+    stored = (
+        {"receipt": response.headers["Verdict-Receipt"]}
+        if proof == "receipt"
+        else {"response_sha256": audit.sha256(response.get_data())}
+    )
+    result = _verify(signed.client, endpoint=path, request=OUT_OF_TURN, **stored)
+    assert result["match"] is True
+    assert result["language"] == language
+    assert result["response_sha256"]["recomputed"] == audit.sha256(response.get_data())
+
+
+def test_a_verdict_in_no_served_language_is_no_match(signed: Signed) -> None:
+    path = "/v1/betting/validate"
+    result = _verify(signed.client, endpoint=path, request=OUT_OF_TURN, response_sha256="0" * 64)
+    assert result["match"] is False
+    assert result["language"] == "en"
+
+
+def test_a_verdict_without_a_sentence_is_replayed_once(
+    signed: Signed, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A score answer does not depend on the language: a wrong digest is not retried in others."""
+    calls: list[str] = []
+    replay = Road.replay
+
+    def counted(self: Road, request: Any, language: str = "en") -> tuple[int, bytes, bool]:
+        calls.append(language)
+        return replay(self, request, language)
+
+    monkeypatch.setattr(Road, "replay", counted)
+    _verify(signed.client, request=SCORE_BODY, response_sha256="0" * 64)
+    assert calls == ["en"]

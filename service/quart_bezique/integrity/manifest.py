@@ -1,13 +1,11 @@
 """The build manifest: every file whose bytes can run, as digests an outsider can recompute.
 
 Regulated gaming asks that the software deciding outcomes be authenticated by a digest an
-independent party recomputes from the files it was given. Python runs bytecode (``__pycache__``)
-in place of a source whose header it matches, so bytecode, the gunicorn configuration and the
-installed dependencies are part of the build like the sources; ``docs/verification.md`` ("What
-the digest covers") lists the files and the canonical form the **build digest** is taken over.
-The interpreter is named too, by version and by implementation: the same files under CPython and
-under PyPy can give other answers (float formatting, dict behaviour), so they are two builds.
-The same manifest comes from the running process (``installed_manifest``, which also refuses
+independent party recomputes from the files it was given. Python runs bytecode in place of a
+source whose header it matches, so bytecode, the gunicorn configuration, the installed
+dependencies and the interpreter (version and implementation: CPython and PyPy may answer
+differently) are part of the build like the sources (``docs/verification.md``, "What the digest
+covers"). The same manifest comes from the running process (``installed_manifest``, which refuses
 when a loaded module ran from a file outside it) and from a tree such as an image's
 ``site-packages`` (``tree_manifest``), so the two can be compared.
 """

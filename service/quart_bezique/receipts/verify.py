@@ -102,6 +102,13 @@ def _split(receipt: str) -> _Parts | None:
     return _Parts(header, payload, signing_input, signature)
 
 
+def claimed(receipt: str) -> Claims | None:
+    """What a receipt states, read without checking its signature (a caller that acts on it
+    checks it afterwards with ``verify_receipt``): None unless it is shaped as a receipt."""
+    parts = _split(receipt)
+    return None if parts is None else Claims.from_payload(parts.payload)
+
+
 def _header_ok(header: Any) -> bool:
     return (
         isinstance(header, dict)

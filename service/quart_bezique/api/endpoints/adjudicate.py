@@ -1,12 +1,13 @@
 """``GET /adjudicate``: the page people use to settle a dispute at the table.
 
 Dispute staff, floor managers and players type or click the cards, bets and hands of a dispute and
-get the service's verdict explained in Russian, Ukrainian or English, with the rule sections applied, and a
-one-page sheet to print and sign. The page is plain HTML, CSS and JavaScript modules served from
-``static/adjudicate`` by this blueprint (no build step, no CDN): it must work on a cluster with no
-way out, under a Content-Security-Policy that allows this origin only and nothing inline (set by
-the envelope for the page and its assets, ``ENDPOINTS``). It calls the public ``/v1`` API
-like any client, with the API key the user types (kept in the tab's ``sessionStorage``).
+get the service's verdict explained in Russian, Ukrainian or English, with the rule sections
+applied, and a one-page sheet to print and sign. The page is plain HTML, CSS and JavaScript modules
+served from ``static/adjudicate`` by this blueprint (no build step, no CDN): it must work on a
+cluster with no way out, under a Content-Security-Policy that allows this origin only and nothing
+inline (set by the envelope for the page and its assets, ``ENDPOINTS``). It calls the public
+``/v1`` API like any client, with the API key the user types (kept in the tab's
+``sessionStorage``).
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ ADJUDICATE = Operation(
     summary="The adjudication page",
     tag="operations",
     description=(
-        "A page for people, in Russian, Ukrainian and English: score a hand, compare two hands, replay a "
-        "betting round action by action, settle a round, a hand's odds, and print a one-page "
-        "dispute sheet (inputs, verdict, rule sections, request id, SHA-256 digests). It calls "
-        "the `/v1` operations of this service with the API key typed into it; every asset is "
-        "served by the service."
+        "A page for people, in Russian, Ukrainian and English: score a hand, compare two hands, "
+        "replay a betting round action by action, settle a round, a hand's odds, and print a "
+        "one-page dispute sheet (inputs, verdict, rule sections, request id, SHA-256 digests). "
+        "It calls the `/v1` operations of this service with the API key typed into it; every "
+        "asset is served by the service."
     ),
     response_media="text/html",
     raw_response={"type": "string"},

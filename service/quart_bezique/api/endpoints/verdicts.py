@@ -18,11 +18,12 @@ import orjson
 from flask import Response
 from marshmallow import fields, validate
 
+from quart_bezique.api.contract.i18n import ENGLISH, LANGUAGES
 from quart_bezique.api.contract.operation import BODY_ERRORS, Operation
 from quart_bezique.api.contract.problems import NOT_READY, Problem
 from quart_bezique.api.contract.schemas import BaseSchema
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources, View, static_json
-from quart_bezique.api.envelope.road import Handler, Judged
+from quart_bezique.api.envelope.road import Handler, Judged, Road
 from quart_bezique.game.messages import N_
 from quart_bezique.game.ruleset import RULESET
 from quart_bezique.receipts.header import Reason
@@ -97,6 +98,15 @@ class VerifyResponseSchema(BaseSchema):
     request_sha256 = fields.Nested(DigestPairSchema, required=True)
     response_sha256 = fields.Nested(DigestPairSchema, required=True)
     receipt = fields.Nested(ReceiptCheckSchema, required=True, allow_none=True)
+    language = fields.String(
+        required=True,
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language the request was re-adjudicated in: `en`, unless the "
+            "recorded answer holds a sentence for people (an invalid betting sequence's reason) "
+            "given in another served language, whose replay then gave the recorded bytes."
+        },
+    )
 
 
 class JwksKeySchema(BaseSchema):
@@ -120,7 +130,8 @@ class BuildSchema(BaseSchema):
         required=True,
         metadata={"description": "The canonical manifest: every file that can run (the package, "
                   "its bytecode, gunicorn.conf.py, the runtime dependencies' files) with its "
-                  "SHA-256, the dependencies' versions, the Python version, the ruleset."},
+                  "SHA-256, the dependencies' versions, the Python version and implementation, "
+                  "the ruleset."},
     )  # fmt: skip
 
 
@@ -214,7 +225,7 @@ def _verify_handler(resources: Resources) -> Handler:
 
     def verify(body: Any) -> Judged:
         endpoint: str = body["endpoint"]
-        status, answer = roads(endpoint).replay(body["request"])
+        status, answer, language = _replayed(roads(endpoint), body)
         recomputed = hashlib.sha256(answer).hexdigest()
         receipt_check: dict[str, Any] | None = None
         recorded_request: str | None = None
@@ -253,10 +264,44 @@ def _verify_handler(resources: Resources) -> Handler:
                 },
                 "response_sha256": {"recorded": recorded, "recomputed": recomputed},
                 "receipt": receipt_check,
+                "language": language,
             }
         )
 
     return Handler(VerifyRequestSchema(), None, verify)
+
+
+def _replayed(road: Road, body: Any) -> tuple[int, bytes, str]:
+    """The stored request re-adjudicated: in English, and, when that answer holds a sentence
+    for people (an invalid betting sequence's reason) and differs from the recorded one, in each
+    other served language until one gives the recorded bytes. At most one replay per language;
+    the answer names the language compared."""
+    status, answer, spoken = road.replay(body["request"])
+    if not spoken:
+        return status, answer, ENGLISH
+    recorded = _recorded_digest(body)
+    if recorded is None or hashlib.sha256(answer).hexdigest() == recorded:
+        return status, answer, ENGLISH
+    for language in LANGUAGES:
+        if language == ENGLISH:
+            continue
+        status_in, answer_in, _ = road.replay(body["request"], language)
+        if hashlib.sha256(answer_in).hexdigest() == recorded:
+            return status_in, answer_in, language
+    return status, answer, ENGLISH
+
+
+def _recorded_digest(body: Any) -> str | None:
+    """The response digest the record claims: its own, or the receipt's (read unverified: the
+    receipt is verified against the replay afterwards)."""
+    if body.get("response_sha256") is not None:
+        return str(body["response_sha256"])
+    if "receipt" not in body:
+        return None
+    from quart_bezique.receipts import claimed  # loads cryptography, as verifying does
+
+    claims = claimed(body["receipt"])
+    return None if claims is None else claims.response_sha256
 
 
 ENDPOINTS = (

@@ -148,13 +148,16 @@ class Road:
             return judge(parsed)
         return judge(load(handler.schema, parsed))
 
-    def replay(self, request: Any) -> tuple[int, bytes]:
-        """The status and exact body a direct ``POST`` of the parsed ``request`` gets (it was
-        parsed with an enclosing body: no key repeated, within every limit), under an exchange
-        of its own that leaves no mark on the current request's audit record."""
+    def replay(self, request: Any, language: str = ENGLISH) -> tuple[int, bytes, bool]:
+        """The status and exact body a direct ``POST`` of the parsed ``request`` gets when asked
+        in ``language`` (it was parsed with an enclosing body: no key repeated, within every
+        limit), under an exchange of its own that leaves no mark on the current request's audit
+        record; and whether that body depends on the language (a sentence for people in it)."""
         exchange = Exchange("replay", PLAIN, audit_log=False)
-        status, _, answer = self._answer(orjson.dumps(request), exchange, None)
-        return int(status[:3]), answer
+        environ = {"HTTP_ACCEPT_LANGUAGE": language}
+        status, headers, answer = self._answer(orjson.dumps(request), exchange, environ)
+        spoken = any(name == "Content-Language" for name, _ in headers)
+        return int(status[:3]), answer, spoken
 
 
 def _ok(
