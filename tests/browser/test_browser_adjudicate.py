@@ -102,7 +102,7 @@ WORDS: dict[str, dict[str, Any]] = {
     "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique", "coronka": "Coronka of 3",
            "three": "Three of a kind",
            "doubled": "trump, ×2", "wins": "wins", "odd": "odd chip goes to Ann",
-           "stake_low": "the stake is below the current stake", "fold": "fold",
+           "stake_low": "a stake must be at least the current stake 5, not 3", "fold": "fold",
            "receipt": "None: the service did not sign this verdict.",
            "names": ("Ann", "Bob", "Dan"), "grid": ["A♥", "A♥", "A♦", "9♣"],
            "hand": ["KS", "qs", "J♠", "jc"], "odds": ["KH", "qh", "9♠", "10D"],
@@ -111,7 +111,7 @@ WORDS: dict[str, dict[str, Any]] = {
            "three": "Тройка",
            "doubled": "козырь, ×2", "wins": "Выигрывает",
            "odd": "лишняя фишка достаётся игроку Аня",
-           "stake_low": "ставка меньше текущей", "fold": "пас",
+           "stake_low": "ставка должна быть не меньше текущей ставки 5, а не 3", "fold": "пас",
            "receipt": "Нет: сервис не подписал это решение.",
            "names": ("Аня", "Боря", "Дима"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
            "hand": ["КП", "дп", "В♠", "вт"], "odds": ["КЧ", "дч", "9п", "10Б"],
@@ -119,7 +119,7 @@ WORDS: dict[str, dict[str, Any]] = {
     "uk": {"title": "Кварт-Безик: суддівство", "bezique": "Безик", "coronka": "Коронка з 3",
            "three": "Трійка",
            "doubled": "козир, ×2", "wins": "Виграє", "odd": "зайва фішка дістається гравцю Оксана",
-           "stake_low": "ставка менша за поточну", "fold": "пас",
+           "stake_low": "ставка має бути не меншою за поточну ставку 5, а не 3", "fold": "пас",
            "receipt": "Немає: сервіс не підписав це рішення.",
            "names": ("Оксана", "Богдан", "Тарас"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
            "hand": ["К♠", "д♠", "В♠", "вт"], "odds": ["К♥", "дч", "9п", "10♦"],
@@ -201,7 +201,9 @@ def test_every_view_in_every_language(
         page.click("#betting-form button[type=submit]")
         page.wait("document.querySelector('#betting-result .illegal-box')")
         box = page.text("#betting-result .illegal-box")
+        # The service's own sentence (asked in the page's language), and no wire code.
         assert words["stake_low"] in box and "STAKE" not in box
+        assert "9007199254740" not in box  # a ceiling that is no rule reads as no upper limit
         assert words["fold"] in box and "§9.3" in box
         assert page.eval("document.querySelectorAll('#betting-result tbody tr').length") == 3
         assert page.eval("document.querySelectorAll('#betting-result tr.illegal').length") == 1

@@ -65,6 +65,7 @@ export async function call(method, path, payload) {
     responseSha,
     requestId: response.headers.get("X-Request-ID"),
     receipt: response.headers.get("Verdict-Receipt"),
+    language: response.headers.get("Content-Language"),
     at: new Date().toISOString(),
   };
 }

@@ -6,7 +6,7 @@
 
 import { call } from "./api.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { number, t } from "./i18n.js";
+import { language, number, t } from "./i18n.js";
 import { round } from "./defaults.js";
 import { showFailure, showProblems } from "./problems.js";
 import { REASON_SECTIONS, sectionLabel } from "./rules.js";
@@ -126,15 +126,26 @@ function pointerInput(pointer) {
   return null;
 }
 
+/** The service's own sentence for a violation (asked in the page's language, it names the
+ * offender and the amounts); the page's words for the code if the answer is in another language. */
+function reasonText(error, spoken) {
+  return spoken === language() && error.message ? error.message : t(`reason.${error.code}`);
+}
+
 export function actionText(action) {
   const amount = action.amount === undefined ? "" : ` ${number(action.amount)}`;
   return t("action.by", { player: action.player, action: t(`action.${action.type}`) + amount });
 }
 
-export function legalText(legal) {
+// The largest amount the service counts exactly (2^53 - 1): a stake ceiling that is only this
+// bound less the pot is no rule of the table, and is shown as no upper limit.
+const MAX_MONEY = 9007199254740991;
+
+export function legalText(legal, pot = 0) {
   if (legal.type === "fold") return t("legal.fold");
   if (legal.type === "stake") {
-    return t("legal.stake", { min: number(legal.min), max: legal.max === null ? "∞" : number(legal.max) });
+    if (legal.max === null || legal.max + pot >= MAX_MONEY) return t("legal.stake_from", { min: number(legal.min) });
+    return t("legal.stake", { min: number(legal.min), max: number(legal.max) });
   }
   return t(`legal.${legal.type}`, { amount: number(legal.amount) });
 }
@@ -146,7 +157,7 @@ function stateCells(state) {
   return [t(`phase.${state.phase}`), number(state.pot), state.current_stake === null ? "—" : number(state.current_stake), next, who];
 }
 
-export function describeVerdict(body, payload) {
+export function describeVerdict(body, payload, spoken) {
   const lines = [
     t("sheet.round", { players: payload.players.join(", "), dealer: payload.dealer, ante: payload.ante }),
     ...payload.actions.map((a, i) => `${i + 1}. ${actionText(a)}`),
@@ -154,7 +165,7 @@ export function describeVerdict(body, payload) {
   const sections = ["9.1", "9.2", "9.10"];
   if (body.valid) lines.push(t("betting.valid", { phase: t(`phase.${body.state.phase}`), pot: number(body.state.pot) }));
   else {
-    lines.push(t("betting.illegal", { n: body.error.index + 1, reason: t(`reason.${body.error.code}`) }));
+    lines.push(t("betting.illegal", { n: body.error.index + 1, reason: reasonText(body.error, spoken) }));
     sections.push("9.11", ...REASON_SECTIONS[body.error.code] || []);
   }
   return { title: t("betting.title"), lines, sections };
@@ -176,11 +187,11 @@ export function render() {
   if (verdict && !verdict.valid) {
     const code = verdict.error.code;
     box.append(el("div", { class: "explain illegal-box", role: "note" },
-      el("p", { class: "verdict lose", text: t("betting.illegal", { n: verdict.error.index + 1, reason: t(`reason.${code}`) }) }),
+      el("p", { class: "verdict lose", text: t("betting.illegal", { n: verdict.error.index + 1, reason: reasonText(verdict.error, timeline.spoken) }) }),
       el("p", { class: "sections", text: ["9.11", ...REASON_SECTIONS[code] || []].map(sectionLabel).join("; ") }),
       el("p", { text: verdict.state.legal_actions.length
         ? t("betting.alternatives", { player: verdict.state.to_act ?? "—" }) : t("betting.none") }),
-      el("ul", {}, verdict.state.legal_actions.map((legal) => el("li", { text: legalText(legal) })))));
+      el("ul", {}, verdict.state.legal_actions.map((legal) => el("li", { text: legalText(legal, verdict.state.pot) })))));
   } else if (verdict) {
     box.append(el("p", { class: "verdict win", text: t("betting.valid", { phase: t(`phase.${verdict.state.phase}`), pot: number(verdict.state.pot) }) }),
       el("p", { class: "sections", text: ["9.10", "9.7"].map(sectionLabel).join("; ") }));
@@ -215,8 +226,9 @@ export async function submit(event) {
         timeline.steps.push({ index: k + 1, action: payload.actions[k], state: body.state, illegal: true });
       }
       timeline.verdict = body;
+      timeline.spoken = exchange.language;
       const sent = { ...payload, trace: true };
-      record(exchange, () => describeVerdict(body, sent));
+      record(exchange, () => describeVerdict(body, sent, exchange.language));
     }
   } catch (error) {
     showFailure("betting-err", error);
