@@ -14,11 +14,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
-from quart_bezique import compare_hands, hand_odds, score_hand, settle_round, validate_betting
-from quart_bezique.game.cards import TrumpError
-from quart_bezique.game.errors import PathElement, RulesError
+from quart_bezique.game.errors import RulesError
 from quart_bezique.game.ruleset import RULESET
-from quart_bezique.wire import render
+from quart_bezique.wire import calls, render
 
 from . import human
 from .problems import ExitCode
@@ -46,18 +44,13 @@ def read_body(data: bytes, where: str) -> Any:
     return contract().read_body(data, where)
 
 
-def _judged(call: Callable[[], Any], anchor: Callable[[RulesError], RulesError]) -> Any:
-    """Run the core on an accepted body; its refusals are the API's 422, anchored as the API's
-    endpoint anchors them."""
+def _judged(call: Callable[[Any], Any], body: Any) -> Any:
+    """Run the core on an accepted body as the API's endpoint does (``wire.calls``); its
+    refusals are the API's 422, pointing where the endpoint's would."""
     try:
-        return call()
+        return call(body)
     except RulesError as error:
-        raise contract().rules_refusal(anchor(error)) from None
-
-
-def _as_sent(error: RulesError) -> RulesError:
-    """The core roots its paths in the very body (betting, settlement, odds)."""
-    return error
+        raise contract().rules_refusal(error) from None
 
 
 def _accepted(schema: Callable[[Any], type[Any]], body: Any) -> Any:
@@ -70,12 +63,7 @@ def score(cards: Sequence[str], trump: str | None, voice: human.Voice) -> Outcom
     body: dict[str, Any] = {"cards": list(cards)}
     if trump is not None:
         body["trump"] = trump
-    b = _accepted(lambda s: s.hand, body)
-
-    def anchor(error: RulesError) -> RulesError:
-        return error.at("trump" if isinstance(error, TrumpError) else "cards")
-
-    hand = _judged(lambda: score_hand(b["cards"], b.get("trump")), anchor)
+    hand = _judged(calls.score, _accepted(lambda s: s.hand, body))
     payload = render.scored_hand(hand)
     payload["ruleset"] = RULESET
     return Outcome(payload, human.scored(hand, RULESET, voice))
@@ -99,17 +87,7 @@ def compare(
         body["trump"] = trump
     b = _accepted(lambda s: s.showdown, body)
     one, two = b["hands"]
-
-    def anchor(error: RulesError) -> RulesError:
-        """As the API's showdown endpoint: a hand's index then a card's."""
-        path: tuple[PathElement, ...] = error.path
-        if path and isinstance(path[0], int):
-            error.path = ("hands", path[0], "cards", *path[1:])
-        else:
-            error.path = ("hands", *path)
-        return error
-
-    result = _judged(lambda: compare_hands(one["cards"], two["cards"], b.get("trump")), anchor)
+    result = _judged(calls.showdown, b)
     names = (one["player"], two["player"])
     payload = render.showdown(result, names)
     payload["ruleset"] = RULESET
@@ -118,19 +96,7 @@ def compare(
 
 def validate(body: Any, voice: human.Voice) -> Outcome:
     """``POST /v1/betting/validate``: an illegal sequence is a verdict, exit 1."""
-    b = _accepted(lambda s: s.betting, body)
-    result = _judged(
-        lambda: validate_betting(
-            b["players"],
-            b["dealer"],
-            b["ante"],
-            b.get("actions", ()),
-            b.get("minimum_stake"),
-            b.get("maximum_stake"),
-            trace=b.get("trace") is True,
-        ),
-        _as_sent,
-    )
+    result = _judged(calls.betting, _accepted(lambda s: s.betting, body))
     payload = render.betting(result)
     payload["ruleset"] = RULESET
     status = ExitCode.OK if result.valid else ExitCode.REFUSED
@@ -140,20 +106,7 @@ def validate(body: Any, voice: human.Voice) -> Outcome:
 def settle(body: Any, voice: human.Voice) -> Outcome:
     """``POST /v1/rounds/settle``: a round that cannot be settled is refused (exit 2), as the
     API refuses it with 422."""
-    b = _accepted(lambda s: s.settle, body)
-    result = _judged(
-        lambda: settle_round(
-            b["players"],
-            b["dealer"],
-            b["ante"],
-            b.get("actions", ()),
-            b.get("hands"),
-            trump=b.get("trump"),
-            minimum_stake=b.get("minimum_stake"),
-            maximum_stake=b.get("maximum_stake"),
-        ),
-        _as_sent,
-    )
+    result = _judged(calls.settle, _accepted(lambda s: s.settle, body))
     payload = render.settlement(result)
     payload["ruleset"] = RULESET
     return Outcome(payload, human.settlement(result, RULESET, voice))
@@ -178,11 +131,6 @@ def odds(
     }
     if trump is not None:
         body["trump"] = trump
-    b = contract().loaded(contract().SCHEMAS.odds, body)  # the odds endpoint always loads
-    result = _judged(
-        lambda: hand_odds(
-            b["cards"], b["trump"], b["seen"], b["opponents"], samples=b["samples"], seed=b["seed"]
-        ),
-        _as_sent,
-    )
+    loaded = contract().loaded(contract().SCHEMAS.odds, body)  # the odds endpoint always loads
+    result = _judged(calls.odds, loaded)
     return Outcome(render.odds(result), human.odds(result, RULESET, voice))

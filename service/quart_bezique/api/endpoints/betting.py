@@ -11,10 +11,9 @@ from quart_bezique.api.contract.schemas import BettingResponseSchema
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
-from quart_bezique.game.betting import validate_betting
 from quart_bezique.game.errors import RulesError
 from quart_bezique.game.ruleset import RULESET
-from quart_bezique.wire import render
+from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import BETTING_PATH
 
 EXAMPLE_ROUND: dict[str, Any] = {
@@ -68,15 +67,7 @@ def _verdict(body: Any) -> Judged:
     """The verdict on an accepted body, legal or not. A broken setup is a 422 carrying the
     setup's code (its path is already rooted in the body)."""
     try:
-        result = validate_betting(
-            body["players"],
-            body["dealer"],
-            body["ante"],
-            body.get("actions", ()),
-            body.get("minimum_stake"),
-            body.get("maximum_stake"),
-            trace=body.get("trace") is True,
-        )
+        result = calls.betting(body)
     except RulesError as error:
         raise rules_problem(error) from None
     out = render.betting(result)

@@ -12,11 +12,9 @@ from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.api.fastpath import batch
-from quart_bezique.game.cards import TrumpError
 from quart_bezique.game.errors import RulesError
 from quart_bezique.game.ruleset import RULESET
-from quart_bezique.game.scoring import score_hand
-from quart_bezique.wire import render
+from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import BATCH_PATH, SCORE_PATH
 
 SCORE = Operation(
@@ -59,10 +57,9 @@ BATCH = Operation(
 def _score_handler(resources: Resources) -> Handler:
     def judge(body: Any) -> Judged:
         try:
-            scored = score_hand(body["cards"], body.get("trump"))
+            scored = calls.score(body)
         except RulesError as error:  # the checks leave nothing for the core to refuse
-            where = "trump" if isinstance(error, TrumpError) else "cards"
-            raise rules_problem(error.at(where)) from None
+            raise rules_problem(error) from None
         out = render.scored_hand(scored)
         out["ruleset"] = RULESET
         return Judged(out)

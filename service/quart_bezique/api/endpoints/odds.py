@@ -16,8 +16,7 @@ from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.game.errors import RulesError
-from quart_bezique.game.odds import hand_odds
-from quart_bezique.wire import render
+from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import ODDS_PATH
 
 ODDS = Operation(
@@ -52,14 +51,7 @@ def _odds_handler(resources: Resources) -> Handler:
 
     def judge(body: Any) -> Judged:
         try:
-            result = hand_odds(
-                body["cards"],
-                body["trump"],
-                body["seen"],
-                body["opponents"],
-                samples=body["samples"],
-                seed=body["seed"],
-            )
+            result = calls.odds(body)
         except RulesError as error:
             raise rules_problem(error) from None
         return Judged(render.odds(result))

@@ -14,8 +14,7 @@ from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.game.errors import RulesError
 from quart_bezique.game.ruleset import RULESET
-from quart_bezique.game.settlement import settle_round
-from quart_bezique.wire import render
+from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import SETTLE_PATH
 
 SETTLE = Operation(
@@ -66,16 +65,7 @@ SETTLE = Operation(
 def _settle_handler(resources: Resources) -> Handler:
     def judge(body: Any) -> Judged:
         try:
-            result = settle_round(
-                body["players"],
-                body["dealer"],
-                body["ante"],
-                body.get("actions", ()),
-                body.get("hands"),
-                trump=body.get("trump"),
-                minimum_stake=body.get("minimum_stake"),
-                maximum_stake=body.get("maximum_stake"),
-            )
+            result = calls.settle(body)
         except RulesError as error:  # the core roots its paths in this very body
             raise rules_problem(error) from None
         out = render.settlement(result)

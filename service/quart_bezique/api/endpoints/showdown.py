@@ -11,10 +11,9 @@ from quart_bezique.api.contract.schemas import ShowdownResponseSchema
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
-from quart_bezique.game.errors import PathElement, RulesError
+from quart_bezique.game.errors import RulesError
 from quart_bezique.game.ruleset import RULESET
-from quart_bezique.game.showdown import compare_hands
-from quart_bezique.wire import render
+from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import SHOWDOWN_PATH
 
 SHOWDOWN = Operation(
@@ -41,21 +40,12 @@ SHOWDOWN = Operation(
 )
 
 
-def _anchor(path: tuple[PathElement, ...]) -> tuple[PathElement, ...]:
-    """The core names a hand by its index (0 or 1), then a card index: point into the body."""
-    if path and isinstance(path[0], int):
-        hand, *rest = path
-        return ("hands", hand, "cards", *rest)
-    return ("hands", *path)
-
-
 def _showdown_handler(resources: Resources) -> Handler:
     def judge(body: Any) -> Judged:
         first, second = body["hands"]
         try:
-            result = compare_hands(first["cards"], second["cards"], body.get("trump"))
+            result = calls.showdown(body)
         except RulesError as error:
-            error.path = _anchor(error.path)
             raise rules_problem(error) from None
         out = render.showdown(result, (first["player"], second["player"]))
         out["ruleset"] = RULESET
