@@ -108,7 +108,7 @@ def test_validate_legal_and_illegal(
     table = run(capsys, "validate", _file(tmp_path, ILLEGAL))
     assert table.code == ExitCode.REFUSED
     assert table.out.startswith(
-        "the betting is invalid at action 0: the first stake must be at least the minimum stake"
+        "the betting is invalid at action 1: the first stake must be at least the minimum stake"
     )
 
 
@@ -303,3 +303,19 @@ def test_lang_defaults_to_english(capsys: pytest.CaptureFixture[str]) -> None:
         run(capsys, "score", "KS", "QS", "JS").err
         == run(capsys, "--lang", "en", "score", "KS", "QS", "JS").err
     )
+
+
+@pytest.mark.parametrize("language", ["ru", "uk"])
+def test_every_card_the_table_prints_is_read_back(
+    capsys: pytest.CaptureFixture[str], language: str
+) -> None:
+    """The aces a Russian or Ukrainian table prints (``Т♠``) are accepted as typed, by that
+    language only: in English a Cyrillic Т before a suit stays the wire's look-alike refusal."""
+    printed = run(capsys, "--lang", language, "score", "AS", "AH", "10D", "9C")
+    shown = printed.out.splitlines()[0].split(";")[0].split()
+    assert shown == ["Т♠", "Т♥", "10♦", "9♣"]
+    again = run(capsys, "--lang", language, "--json", "score", *shown)
+    assert again.code == ExitCode.OK
+    assert again.json()["cards"] == ["AS", "AH", "10D", "9C"]  # type: ignore[index]
+    refused = run(capsys, "--json", "score", *shown)
+    assert refused.code == ExitCode.INPUT_ERROR

@@ -60,7 +60,7 @@ def test_rules_2_every_card_round_trips_through_its_canonical_code() -> None:
 @pytest.mark.parametrize(
     ("value", "reason"),
     [
-        ("", "the card is left empty"),
+        ("", "no card is written here"),
         ("K", "1 character is not a card"),
         ("10SS", "4 characters are not a card"),
         ("1S", "unknown rank"),

@@ -142,7 +142,7 @@ PROBLEM_EXAMPLES: Final[Mapping[str, Mapping[str, Problem]]] = {
     "MalformedJson": {
         "truncated_body": Problem(
             MALFORMED_JSON,
-            "the body is not valid JSON: unexpected end of data: line 1 column 2 (char 1)",
+            "the body is not valid JSON: the error is at line 1, column 2",
         )
     },
     "Unauthorized": {

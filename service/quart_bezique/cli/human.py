@@ -166,7 +166,7 @@ def betting(result: BettingResult, ruleset: str, voice: Voice) -> str:
         error = result.error
         verdict = say(
             N_("the betting is invalid at action {number}: {reason} (rules {ruleset})"),
-            number=error.index,
+            number=error.index + 1,
             reason=shown(say(error.message)),
             ruleset=ruleset,
         )
@@ -183,7 +183,7 @@ def betting(result: BettingResult, ruleset: str, voice: Voice) -> str:
 
 def settlement(result: Settlement, ruleset: str, voice: Voice) -> str:
     say = voice.say
-    rows = [(p.player, p.payout, p.net) for p in result.players]
+    rows = [(p.player, p.payout, f"{p.net:+d}" if p.net else "0") for p in result.players]
     lines = [
         say(
             N_("settled: pot {pot}; paid to {winners} (rules {ruleset})"),

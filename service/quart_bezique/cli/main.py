@@ -33,9 +33,22 @@ PROG: Final = "quart-bezique"
 MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
 
 
-def _cards(values: Sequence[str]) -> list[str]:
-    """Cards as separate arguments or comma-separated (``KS QS`` or ``KS,QS``)."""
-    return [part for value in values for part in value.split(",") if part]
+_ACE_BY_SYMBOL: Final = {symbol: "A" + suit for symbol, suit in zip("♠♣♥♦", "SCHD", strict=True)}
+"""What the Russian and Ukrainian tables print for an ace (``Т♠``), read back as its code."""
+
+
+def _cards(values: Sequence[str], language: str = ENGLISH) -> list[str]:
+    """Cards as separate arguments or comma-separated (``KS QS`` or ``KS,QS``). In Russian and
+    Ukrainian a Cyrillic Т before a suit symbol is the ace, as those tables print it (the page's
+    rule, docs/rules.md §2); on the wire it stays refused, as a look-alike of the Latin T."""
+    parts = [part for value in values for part in value.split(",") if part]
+    if language == ENGLISH:
+        return parts
+    return [
+        _ACE_BY_SYMBOL[part[1]] if len(part) == 2 and part[0] in "Тт" and part[1] in _ACE_BY_SYMBOL
+        else part
+        for part in parts
+    ]  # fmt: skip
 
 
 def _read(path: str) -> bytes:
@@ -148,11 +161,15 @@ def _run(args: argparse.Namespace) -> Outcome | bytes:
     voice = human.Voice(translations(args.lang), args.lang != ENGLISH)
     match args.command:
         case "score":
-            return verdicts.score(_cards(args.cards), args.trump, voice)
+            return verdicts.score(_cards(args.cards, args.lang), args.trump, voice)
         case "compare":
             players = tuple(args.players)
             return verdicts.compare(
-                _cards([args.first]), _cards([args.second]), args.trump, players, voice
+                _cards([args.first], args.lang),
+                _cards([args.second], args.lang),
+                args.trump,
+                players,
+                voice,
             )
         case "validate":
             return verdicts.validate(_body_file(args.round), voice)
@@ -160,9 +177,9 @@ def _run(args: argparse.Namespace) -> Outcome | bytes:
             return verdicts.settle(_body_file(args.round), voice)
         case "odds":
             return verdicts.odds(
-                _cards(args.cards),
+                _cards(args.cards, args.lang),
                 args.trump,
-                _cards(args.seen),
+                _cards(args.seen, args.lang),
                 args.opponents,
                 args.samples,
                 args.seed,

@@ -315,12 +315,12 @@ def _action_fields(raw: object, index: int) -> Mapping[str, object]:
     if isinstance(raw, Action):
         return {"player": raw.player, "type": raw.type, "amount": raw.amount}
     if not isinstance(raw, Mapping):
-        raise _action_error(N_("action {number} is not an object").format(number=index), index)
+        raise _action_error(N_("action {number} is not an object").format(number=index + 1), index)
     for key in raw:
         if key not in _ACTION_FIELDS:
             raise _action_error(
                 N_("action {number} has an unknown field {key}").format(
-                    number=index, key=repr(key)
+                    number=index + 1, key=repr(key)
                 ),
                 index,
                 str(key),
@@ -341,7 +341,7 @@ def _parse(raw: object, index: int) -> _Move:
     player = fields.get("player")
     if not isinstance(player, str):
         raise _action_error(
-            N_("action {number} needs the player's id").format(number=index), index, "player"
+            N_("action {number} needs the player's id").format(number=index + 1), index, "player"
         )
     value = fields.get("type")
     kind = _KINDS.get(value) if isinstance(value, str) else None
@@ -350,7 +350,7 @@ def _parse(raw: object, index: int) -> _Move:
             N_(
                 "action {number} has the type {value}; the types are 'fold', 'stake', 'top_up' "
                 "and 'open'"
-            ).format(number=index, value=repr(value)),
+            ).format(number=index + 1, value=repr(value)),
             index,
             "type",
         )
@@ -358,7 +358,7 @@ def _parse(raw: object, index: int) -> _Move:
     if not kind.pays:  # a fold carries no amount; every other action carries money (section 2)
         if amount is not None:
             raise _action_error(
-                N_("action {number} is a fold and takes no amount").format(number=index),
+                N_("action {number} is a fold and takes no amount").format(number=index + 1),
                 index,
                 "amount",
             )
@@ -366,14 +366,14 @@ def _parse(raw: object, index: int) -> _Move:
     if type(amount) is int and 0 < amount <= MAX_MONEY:  # plain money: the common case
         return player, kind, amount
     if amount is None:
-        raise _action_error(_NEEDS_AMOUNT[kind.type].format(number=index), index, "amount")
+        raise _action_error(_NEEDS_AMOUNT[kind.type].format(number=index + 1), index, "amount")
     return (
         player,
         kind,
         _money(
             amount,
             ("actions", index, "amount"),
-            N_("the amount of action {number}").format(number=index),
+            N_("the amount of action {number}").format(number=index + 1),
         ),
     )
 

@@ -417,7 +417,7 @@ def _explain(text: object) -> Message:
         kind = _TYPE_NAME.get(type(text), N_("another kind of value"))
         return N_("a card is written as text in quotes, not as {kind}").format(kind=kind)
     if text == "":
-        return N_("the card is left empty")
+        return N_("no card is written here")
     if len(text) > 4:  # a code and one stray character at most: anything longer is just too long
         return _wrong_length(len(text))
     for i, ch in enumerate(text):
@@ -487,7 +487,9 @@ class TrumpError(RulesError):
 
 def _explain_trump(value: object) -> Message:
     """Why a trump was refused, naming a look-alike letter or variation selector if there is one."""
-    expected = N_("expected one of {suits} or null").format(suits=_SUITS_HINT)
+    expected = N_("expected one of {suits}, or nothing for a game without trumps").format(
+        suits=_SUITS_HINT
+    )
     if not isinstance(value, str) or not 1 <= len(value) <= 2:
         return expected
     ch = value[0]

@@ -61,7 +61,7 @@ def _require_finished(result: BettingResult) -> None:
     if result.error is not None:
         raise SettlementError(
             N_("the betting went wrong at action {number}: {reason}").format(
-                number=result.error.index, reason=result.error.message
+                number=result.error.index + 1, reason=result.error.message
             ),
             code="ROUND_INVALID",
             path=("actions", result.error.index),

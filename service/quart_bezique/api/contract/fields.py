@@ -34,7 +34,7 @@ from quart_bezique.game.cards import (
     parse_card,
     parse_suit,
 )
-from quart_bezique.game.messages import N_, NP_
+from quart_bezique.game.messages import N_, NP_, Message
 
 CARD_PATTERN: Final = (
     "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
@@ -128,7 +128,11 @@ def player_field(**kwargs: Any) -> fields.String:
     metadata = {"description": "A player id chosen by the client (1 to 64 characters)."}
     metadata.update(kwargs.pop("metadata", {}))
     return fields.String(
-        validate=validate.Length(min=PLAYER_MIN_LENGTH, max=PLAYER_MAX_LENGTH),
+        validate=validate.Length(
+            min=PLAYER_MIN_LENGTH,
+            max=PLAYER_MAX_LENGTH,
+            error=N_("a player's name has {min} to {max} characters").coded("WRONG_LENGTH"),
+        ),
         metadata=metadata,
         **kwargs,
     )
@@ -157,7 +161,11 @@ class StrictBoolean(fields.Boolean):
 
 
 class Unique(validate.Validator):
-    """Every item of a list is different (JSON Schema ``uniqueItems``)."""
+    """Every item of a list is different (JSON Schema ``uniqueItems``); ``words`` says so in the
+    list's own terms ("the player {item} is seated twice")."""
+
+    def __init__(self, words: Message | None = None) -> None:
+        self.words = words or N_("{item} appears more than once; each must be different")
 
     def fast_check(self) -> FastCheck:
         return AllDifferent()
@@ -166,14 +174,7 @@ class Unique(validate.Validator):
         seen: set[Any] = set()
         for item in value:
             if item in seen:
-                raise ValidationError(
-                    coded(
-                        N_("{item} appears more than once; each must be different").format(
-                            item=repr(item)
-                        ),
-                        "DUPLICATE_VALUE",
-                    )
-                )
+                raise ValidationError(coded(self.words.format(item=repr(item)), "DUPLICATE_VALUE"))
             seen.add(item)
         return value
 

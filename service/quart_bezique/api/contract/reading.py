@@ -44,7 +44,9 @@ def decode(data: bytes) -> tuple[Any, bytes]:
     try:
         body = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        detail = N_("the body is not valid JSON: {error}").format(error=exc)
+        # The parser's own words are English: a person is told where, in any language.
+        detail = N_("the body is not valid JSON: the error is at line {line}, column {column}")
+        detail = detail.format(line=exc.lineno, column=exc.colno)
         raise Problem(MALFORMED_JSON, detail) from None
     try:
         sorted_body = orjson.dumps(body, option=_SORT_KEYS)

@@ -203,7 +203,14 @@ def request_schemas(config: Config) -> RequestSchemas:
         players = fields.List(
             player_field(),
             required=True,
-            validate=[validate.Length(min=MIN_PLAYERS, max=MAX_PLAYERS), Unique()],
+            validate=[
+                validate.Length(
+                    min=MIN_PLAYERS,
+                    max=MAX_PLAYERS,
+                    error=N_("a table seats {min} to {max} players").coded("WRONG_LENGTH"),
+                ),
+                Unique(N_("the player {item} is seated twice")),
+            ],
             metadata={
                 "description": f"{MIN_PLAYERS} to {MAX_PLAYERS} distinct player ids, clockwise.",
                 "uniqueItems": True,

@@ -27,7 +27,7 @@ SCHEMA_MESSAGES: Final[Mapping[str, Message]] = {
 
 _COMMON: Final[Mapping[str, Message]] = {
     "required": N_("is required").coded("MISSING_FIELD"),
-    "null": N_("may not be null here").coded("NULL_NOT_ALLOWED"),
+    "null": N_("must be given a value").coded("NULL_NOT_ALLOWED"),
     "validator_failed": N_("is not an accepted value").coded("INVALID_VALUE"),
     "type": N_("must be an object with named fields").coded("NOT_AN_OBJECT"),
 }
