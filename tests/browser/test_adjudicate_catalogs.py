@@ -126,3 +126,55 @@ def test_every_cited_section_exists_under_its_english_name() -> None:
         en = CATALOGS["en"][f"sec.{number}"]
         expected = headings[number] or headings[number.split(".")[0]]
         assert en == expected, number
+
+
+PAST_SINGULAR = {
+    "ru": re.compile(r"(?:л|ла|лся|лась)$"),
+    "uk": re.compile(r"(?:[аеиіоуя]в|ла|вся|лася)$"),
+}
+"""A verb in the singular past tense, whose ending is a man's or a woman's: 'остался',
+'лишився', 'сыграла'."""
+SINGULAR_DATIVE = re.compile(r"(?:ому|ему)$")
+"""An adjective or participle agreeing with a man ('первому', 'першому')."""
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk"])
+def test_a_players_name_is_never_given_a_gender(lang: str) -> None:
+    """A seat's name may be anyone's (Аня, Дима, Оксана): a string that names a player uses the
+    present tense or impersonal wording, never a past tense or an adjective that agrees with the
+    player's sex."""
+    gendered = {}
+    for key, text in CATALOGS[lang].items():
+        if "{player}" not in text:
+            continue
+        words = re.findall(r"[^\W\d_]+", PLACEHOLDER.sub("", text).lower())
+        found = [w for w in words if PAST_SINGULAR[lang].search(w) or SINGULAR_DATIVE.search(w)]
+        if found:
+            gendered[key] = found
+    assert gendered == {}
+
+
+def test_the_pages_own_game_terms_stay() -> None:
+    """The page's terms, kept whatever the service's catalogs say: ru 'доставить разницу' (the
+    game's term for a top-up, not 'доплатить'), uk 'розкриття' for the showdown."""
+    ru, uk = CATALOGS["ru"], CATALOGS["uk"]
+    assert ru["legal.top_up"].startswith("доставить") and "разницу" in ru["action.top_up"]
+    assert not [k for k, v in ru.items() if "доплат" in v.lower()]
+    assert uk["nav.showdown"] == "Розкриття" and uk["phase.showdown"] == "розкриття"
+    assert not [k for k, v in uk.items() if "відкритт" in v.lower()]
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_the_latin_t_advice_has_the_suit_typed(lang: str) -> None:
+    """'T♥' is answered with Т♥ and 10♥, not a fixed ♠: cards.js fills {suit} with the suit
+    typed."""
+    advice = CATALOGS[lang]["card.latin.t"]
+    assert "{suit}" in advice and "♠" not in advice
+    assert "suit: typed.slice(-1)" in SCRIPTS["cards.js"]
+
+
+def test_every_language_name_exists() -> None:
+    """The sheet names the language of its exchange, and the note says it stays in it."""
+    for lang in CATALOGS:
+        assert all(f"lang.{form}.{other}" in CATALOGS[lang]
+                   for form in ("name", "in") for other in CATALOGS)  # fmt: skip

@@ -55,6 +55,11 @@ def net_text(text: str) -> str:
     return re.sub(r"[\s\u202f\u00a0]", "", text).replace("\u2212", "-")
 
 
+def signed(value: int) -> str:
+    """A net amount as the page must write it: its sign always, a true minus (U+2212)."""
+    return f"+{value}" if value > 0 else f"\u2212{-value}" if value < 0 else "0"
+
+
 def shown_share(value: float) -> str:
     """The digits of a share of 0..100 as the page must write it: two decimals at most, never
     rounded onto 100 (or 0) it is not."""
@@ -103,24 +108,28 @@ WORDS: dict[str, dict[str, Any]] = {
            "three": "Three of a kind",
            "doubled": "trump, ×2", "wins": "wins", "odd": "odd chip goes to Ann",
            "stake_low": "a stake must be at least the current stake 5, not 3", "fold": "fold",
-           "receipt": "None: the service did not sign this verdict.",
+           "and": "and",
+           "receipt": "None: the service did not sign this verdict.", "kept": "stays in ",
            "names": ("Ann", "Bob", "Dan"), "grid": ["A♥", "A♥", "A♦", "9♣"],
            "hand": ["KS", "qs", "J♠", "jc"], "odds": ["KH", "qh", "9♠", "10D"],
            "settle": [["K♠", "Q♠", "J♠", "J♣"], ["KH", "QH", "JH", "JD"]]},
     "ru": {"title": "Кварт-Безик: судейство", "bezique": "Безик", "coronka": "Коронка из 3",
            "three": "Тройка",
            "doubled": "козырь, ×2", "wins": "Выигрывает",
-           "odd": "лишняя фишка достаётся игроку Аня",
+           "odd": "Лишняя фишка: Аня (среди равных по очкам",
            "stake_low": "ставка должна быть не меньше текущей ставки 5, а не 3", "fold": "пас",
-           "receipt": "Нет: сервис не подписал это решение.",
+           "and": "и",
+           "receipt": "Нет: сервис не подписал это решение.", "kept": "Протокол остаётся на ",
            "names": ("Аня", "Боря", "Дима"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
            "hand": ["КП", "дп", "В♠", "вт"], "odds": ["КЧ", "дч", "9п", "10Б"],
            "settle": [["К♠", "Д♠", "В♠", "В♣"], ["КЧ", "дч", "ВЧ", "вб"]]},
     "uk": {"title": "Кварт-Безик: суддівство", "bezique": "Безик", "coronka": "Коронка з 3",
            "three": "Трійка",
-           "doubled": "козир, ×2", "wins": "Виграє", "odd": "зайва фішка дістається гравцю Оксана",
+           "doubled": "козир, ×2", "wins": "Виграє",
+           "odd": "Зайва фішка: Оксана (серед рівних за очками",
            "stake_low": "ставка має бути не меншою за поточну ставку 5, а не 3", "fold": "пас",
-           "receipt": "Немає: сервіс не підписав це рішення.",
+           "and": "і",
+           "receipt": "Немає: сервіс не підписав це рішення.", "kept": "Протокол лишається ",
            "names": ("Оксана", "Богдан", "Тарас"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
            "hand": ["К♠", "д♠", "В♠", "вт"], "odds": ["К♥", "дч", "9п", "10♦"],
            "settle": [["К♠", "Д♠", "В♠", "В♣"], ["К♥", "Д♥", "В♥", "В♦"]]},
@@ -239,6 +248,11 @@ def test_every_view_in_every_language(
         ]
         assert settled["winners"] == [names[0], names[2]] and settled["pot"] == 25
         assert words["odd"] in page.text("#settle-result")
+        # Two winners joined as the language joins them; every net with its sign, a true minus.
+        both = f"{names[0]} {words['and']} {names[2]}"
+        assert both in page.text("#settle-result .verdict"), page.text("#settle-result .verdict")
+        assert [r[2] for r in rows] == [signed(p["net"]) for p in settled["players"]]
+        assert [p["net"] for p in settled["players"]] == [3, -5, 2]
         page.cards("odds", words["odds"])
         page.select("odds-opponents", "2")
         page.click("#odds-form button[type=submit]")
@@ -289,12 +303,17 @@ def test_every_view_in_every_language(
         media = re.search(rb"/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)", pdf)
         assert media and abs(float(media[1]) - 595.3) < 2 and abs(float(media[2]) - 841.9) < 2
 
-        # Switching language re-renders the verdicts and renames the example's players.
+        # Switching language re-renders the verdicts and renames the example's players; the
+        # sheet, the record of an exchange made in `lang`, stays as it was, and says so.
+        recorded = page.text("#sheet")
+        assert page.eval("document.getElementById('sheet-kept').hidden")
         for other in (x for x in ("ru", "uk", "en") if x != lang):
             page.language(other)
             theirs = WORDS[other]
             assert page.text("h1") == theirs["title"]
-            assert theirs["receipt"] in page.text("#sheet")
+            assert page.text("#sheet") == recorded
+            assert page.eval("document.getElementById('sheet').lang") == lang
+            assert theirs["kept"] in page.text("#sheet-kept")
             assert theirs["three"] in page.text("#hand-result")  # the grid's hand: three aces
             assert page.eval("document.getElementById('bet-players').value") == ", ".join(
                 theirs["names"]
@@ -333,12 +352,22 @@ def sent_headers(cdp: Browser, path: str, name: str) -> list[str | None]:
             and e["params"]["request"]["url"].endswith(path)]  # fmt: skip
 
 
-@pytest.mark.parametrize(("lang", "letters"), [("ru", "ыэъё"), ("uk", "іїєґ"), ("en", "")])
+def refusal(server: LiveServer, path: str, payload: object, lang: str) -> dict[str, Any]:
+    """The problem document the service answers to ``payload`` in ``lang``."""
+    status, headers, body = server.request("POST", path, json.dumps(payload).encode(),
+                                           {"Content-Type": "application/json",
+                                            "Accept-Language": lang})  # fmt: skip
+    assert status == 422 and headers["Content-Language"] == lang, body
+    problem: dict[str, Any] = json.loads(body)
+    return problem
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
 def test_the_chosen_language_is_asked_of_the_service(
-    lang: str, letters: str, chromium: str, open_server: LiveServer
+    lang: str, chromium: str, open_server: LiveServer
 ) -> None:
     """The browser prefers German; the page asks for the language chosen in it, and the
-    service's explanation of a bad card comes back in that language."""
+    service's explanation of a bad card comes back in that language, shown as it is."""
     with browser(chromium) as cdp:
         page = Page(cdp, open_server.url)
         page.open(accept_language="de-DE,de;q=0.9")
@@ -348,8 +377,11 @@ def test_the_chosen_language_is_asked_of_the_service(
         page.wait("document.getElementById('hand-card-0-err').textContent")
         assert sent_headers(cdp, "/v1/hands/score", "Accept-Language") == [lang]
         message = page.text("#hand-card-0-err")
+        bad = {"cards": ["1♠", "QS", "JS", "JC"], "trump": None}
+        assert message == refusal(open_server, "/v1/hands/score", bad, lang)["errors"][0]["message"]
         if lang != "en":  # the server's own words, in the chosen language
-            assert re.search(f"[{letters}]", message, re.IGNORECASE), message
+            english = refusal(open_server, "/v1/hands/score", bad, "en")["errors"][0]["message"]
+            assert message != english and re.search("[а-яіїєґ]", message), message
         assert foreign_words(page.visible_text(), lang) == []
 
 
@@ -397,6 +429,17 @@ def test_a_latin_t_before_a_suit_symbol_is_refused_where_т_is_the_ace(
         page.wait("document.getElementById('hand-card-0-err').textContent")
         assert "10♠" in page.text("#hand-card-0-err") and "Т♠" in page.text("#hand-card-0-err")
         assert page.text("#hand-card-3-err") == ""
+        # What to write instead is in the suit typed.
+        for lang, suit, typed in (("ru", "♥", "t♥"), ("uk", "♦", "T♦")):
+            page.language(lang)
+            page.cards("hand", [typed, "Д♠", "В♠", "Т♦"])
+            page.click("#hand-form button[type=submit]")
+            page.wait(
+                f"document.getElementById('hand-card-0-err').textContent.includes({js(suit)})"
+            )
+            said = page.text("#hand-card-0-err")
+            assert f"Т{suit} (туз)" in said and f"10{suit} (десятка)" in said, said
+            assert "♠" not in said
         assert sent_headers(cdp, "/v1/hands/score", "Accept-Language") == []  # nothing sent
         page.language("en")  # in English T is ten, as in the API
         page.cards("hand", ["T♠", "Q♠", "J♠", "J♣"])
@@ -550,3 +593,274 @@ def test_the_sheet_shows_the_receipt_and_its_request_digest(
         assert qr and qr[0] == "img" and qr[1] > 1000
         assert foreign_words(page.visible_text(), "ru", WORDS["ru"]["names"]) == []
         assert unexpected_problems(cdp) == []
+
+
+def answer(server: LiveServer, path: str, payload: object, lang: str, status: int = 422) -> Any:
+    """What the service answers to ``payload`` in ``lang`` (a problem document for 422)."""
+    got, headers, body = server.request("POST", path, json.dumps(payload).encode(),
+                                        {"Content-Type": "application/json",
+                                         "Accept-Language": lang})  # fmt: skip
+    assert got == status and headers["Content-Language"] == lang, body
+    return json.loads(body)
+
+
+def sentence(message: str) -> str:
+    return message[:1].upper() + message[1:]
+
+
+def messages(problem: dict[str, Any]) -> dict[str, str]:
+    return {e["pointer"]: e["message"] for e in problem["errors"]}
+
+
+WHERE = {"ru": "раздел «Торговля»", "uk": "розділ «Торгівля»", "en": "in the Betting round view"}
+"""How a line names the view that holds the round's setup and actions."""
+FIELDS = {
+    "ru": {"/players": "Места", "/dealer": "Сдающий", "/ante": "Анте"},
+    "uk": {"/players": "Місця", "/dealer": "Роздавач", "/ante": "Анте"},
+    "en": {"/players": "Seats", "/dealer": "Dealer", "/ante": "Ante"},
+}  # fmt: skip
+STRANGER = {"ru": "Петя", "uk": "Петро", "en": "Pete"}
+
+
+def example_round(names: tuple[str, ...]) -> dict[str, Any]:
+    """The page's example round, as the page sends it."""
+    return {"players": list(names), "dealer": names[2], "ante": 5,
+            "actions": [{"player": names[0], "type": "stake", "amount": 5},
+                        {"player": names[1], "type": "fold"},
+                        {"player": names[2], "type": "open", "amount": 5}]}  # fmt: skip
+
+
+def settle_now(page: Page) -> None:
+    """Press Settle and wait for its answer (a table or a refusal)."""
+    page.click("#settle-form button[type=submit]")
+    page.wait("document.getElementById('settle-err').textContent "
+              "|| document.querySelector('#settle-result table.payouts')")  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_refusals_say_it_once_and_name_their_field(
+    lang: str, chromium: str, open_server: LiveServer
+) -> None:
+    """Each refusal is the service's own message once (no title or code name in front of a
+    message that already says it); where its field has no input in the view shown, the line
+    names the field and the view that holds it; several refusals are several lines. A verdict
+    of a round that has since changed is taken away."""
+    names: tuple[str, ...] = WORDS[lang]["names"]
+    where = WHERE[lang]
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language(lang)
+        rules = example_round(names)
+
+        # Next to their inputs: the message alone.
+        page.view("betting")
+        page.type("bet-min", "10")
+        page.type("bet-max", "5")
+        page.click("#betting-form button[type=submit]")
+        page.wait("document.getElementById('bet-max-err').textContent")
+        limits = answer(open_server, "/v1/betting/validate",
+                        {**rules, "minimum_stake": 10, "maximum_stake": 5}, lang)  # fmt: skip
+        assert page.text("#bet-max-err") == messages(limits)["/maximum_stake"]
+        page.type("bet-min", "")
+        page.type("bet-max", "")
+        page.type("bet-dealer", STRANGER[lang])
+        page.click("#betting-form button[type=submit]")
+        page.wait("document.getElementById('bet-dealer-err').textContent")
+        stranger = answer(open_server, "/v1/betting/validate",
+                          {**rules, "dealer": STRANGER[lang]}, lang)  # fmt: skip
+        assert page.text("#bet-dealer-err") == messages(stranger)["/dealer"]
+        page.type("bet-dealer", names[2])
+
+        # A settled round, then the round changed in the Betting round view: the verdict goes.
+        page.view("settle")
+        settle_now(page)
+        assert page.eval("document.querySelector('#settle-result table.payouts') !== null")
+        page.view("betting")
+        page.select("act-1-type", "stake")
+        page.type("act-1-amount", "5")
+        page.view("settle")
+        assert page.text("#settle-note")
+        assert page.text("#settle-result") == ""
+
+        # Settling an unfinished round: the service's sentence once, and where to finish it.
+        page.view("betting")
+        page.click("#bet-actions tr:nth-child(3) button.remove")
+        page.view("settle")
+        settle_now(page)
+        unfinished = {
+            **rules,
+            "actions": [
+                {"player": names[0], "type": "stake", "amount": 5},
+                {"player": names[1], "type": "stake", "amount": 5},
+            ],
+        }
+        problem = answer(open_server, "/v1/rounds/settle",
+                         {**unfinished, "trump": None, "hands": {}}, lang)  # fmt: skip
+        assert problem["code"] == "ROUND_NOT_FINISHED"
+        message = messages(problem)["/actions"]
+        assert page.text("#settle-err") == f"{sentence(message)} ({where})"
+
+        # The round finished again: the old refusal goes too.
+        page.view("betting")
+        page.select("act-1-type", "fold")
+        page.click("#bet-add")
+        page.type("act-2-player", names[2])
+        page.select("act-2-type", "open")
+        page.type("act-2-amount", "5")
+        page.view("settle")
+        assert page.text("#settle-err") == ""
+        assert page.eval("document.querySelectorAll('#settle-hands fieldset').length") == 2
+
+        # A hand missing: the sentence alone, next to that hand's cards.
+        page.cards("st1", ["", "", "", ""])
+        page.click("#settle-form button[type=submit]")
+        page.wait("document.getElementById('st1-card-0-err').textContent")
+        one_hand = answer(open_server, "/v1/rounds/settle", {
+            **rules, "trump": None,
+            "hands": {names[0]: ["KS", "QS", "JS", "JC"]}}, lang)  # fmt: skip
+        assert one_hand["code"] == "HANDS_MISMATCH"
+        assert page.text("#st1-card-0-err") == messages(one_hand)[f"/hands/{names[2]}"]
+        assert page.text("#settle-err") == ""
+        # Both missing: the sentence alone on the form's line (the hands are in this view).
+        page.cards("st0", ["", "", "", ""])
+        settle_now(page)
+        no_hands = answer(open_server, "/v1/rounds/settle",
+                          {**rules, "trump": None, "hands": {}}, lang)  # fmt: skip
+        assert no_hands["code"] == "HANDS_MISMATCH"
+        assert page.text("#settle-err") == sentence(messages(no_hands)["/hands"])
+
+        # The ante left empty in the Betting round view: the field and the view are named.
+        page.view("betting")
+        page.type("bet-ante", "")
+        page.view("settle")
+        settle_now(page)
+        no_ante = {k: v for k, v in rules.items() if k != "ante"}
+        problem = answer(open_server, "/v1/rounds/settle",
+                         {**no_ante, "trump": None, "hands": {}}, lang)  # fmt: skip
+        assert list(messages(problem)) == ["/ante"]
+        expected = f"{FIELDS[lang]['/ante']} ({where}): {messages(problem)['/ante']}"
+        assert page.text("#settle-err") == expected
+
+        # No seats and no dealer: one line for each, naming its field.
+        page.view("betting")
+        page.type("bet-ante", "5")
+        page.type("bet-players", "")
+        page.type("bet-dealer", "")
+        page.view("settle")
+        settle_now(page)
+        problem = answer(open_server, "/v1/rounds/settle",
+                         {**rules, "players": [], "dealer": "", "trump": None, "hands": {}},
+                         lang)  # fmt: skip
+        found = messages(problem)
+        assert set(found) == {"/players", "/dealer"}
+        lines = page.text("#settle-err").split("\n")
+        assert sorted(lines) == sorted(
+            f"{FIELDS[lang][pointer]} ({where}): {message}" for pointer, message in found.items()
+        )
+
+        # Seven kings of spades: the service's sentence, not the code's name before it.
+        page.view("showdown")
+        page.cards("sd0", ["KS", "KS", "KS", "KS"])
+        page.cards("sd1", ["KS", "KS", "KS", "QH"])
+        page.click("#showdown-form button[type=submit]")
+        page.wait("document.getElementById('showdown-err').textContent")
+        shoe = answer(open_server, "/v1/showdown", {"trump": None, "hands": [
+            {"player": names[0], "cards": ["KS", "KS", "KS", "KS"]},
+            {"player": names[1], "cards": ["KS", "KS", "KS", "QH"]}]}, lang)  # fmt: skip
+        assert shoe["code"] == "SHOE_EXCEEDED"
+        assert page.text("#showdown-err") == sentence(messages(shoe)["/hands"])
+        page.view("sheet")  # the refusal's record says it the same way
+        assert sentence(messages(shoe)["/hands"]) in page.text("#sheet .verdict-lines")
+        assert unexpected_problems(cdp) == []
+
+
+def test_a_language_switch_takes_old_refusals_away(chromium: str, open_server: LiveServer) -> None:
+    """A refusal is the service's words in the language it was asked in; after a switch none
+    is left in the old language (the next request is answered in the new one)."""
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language("ru")
+        page.cards("hand", ["1♠", "Д♠", "В♠", "В♣"])
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.getElementById('hand-card-0-err').textContent")
+        page.view("showdown")
+        page.cards("sd0", ["KS", "KS", "KS", "KS"])
+        page.cards("sd1", ["KS", "KS", "KS", "QH"])
+        page.click("#showdown-form button[type=submit]")
+        page.wait("document.getElementById('showdown-err').textContent")
+        assert page.text("#showdown-result .explain")
+        page.view("betting")
+        page.type("bet-ante", "")
+        page.view("settle")
+        settle_now(page)
+        assert page.text("#settle-err")
+
+        page.language("en")
+        assert page.text("#settle-err") == ""
+        foreign = foreign_words(page.visible_text(), "en", WORDS["ru"]["names"])
+        page.view("showdown")
+        assert page.text("#showdown-err") == "" and page.text("#showdown-result") == ""
+        foreign += foreign_words(page.visible_text(), "en", WORDS["ru"]["names"])
+        page.view("hand")
+        assert page.text("#hand-card-0-err") == ""
+        assert page.eval("document.querySelectorAll('[aria-invalid]').length") == 0
+        foreign += foreign_words(page.visible_text(), "en", WORDS["ru"]["names"])
+        assert foreign == []
+
+
+def test_the_sheet_keeps_the_verdict_of_its_exchange(
+    chromium: str, open_server: LiveServer
+) -> None:
+    """A verdict recorded in Ukrainian (the service's own sentence, naming the offender) reads
+    the same after a switch to Russian: the sheet is a record of that exchange, in its language,
+    and says which; a note in the page's language says why it did not change."""
+    names: tuple[str, ...] = WORDS["uk"]["names"]
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language("uk")
+        page.view("betting")
+        page.type("act-0-player", names[1])  # Богдан acts out of turn
+        page.click("#betting-form button[type=submit]")
+        page.wait("document.querySelector('#betting-result .illegal-box')")
+        sent = {**example_round(names), "trace": True}
+        sent["actions"][0]["player"] = names[1]
+        verdict = answer(open_server, "/v1/betting/validate", sent, "uk", status=200)
+        said = verdict["error"]["message"]
+        assert names[1] in said
+        page.view("sheet")
+        recorded = page.text("#sheet")
+        assert said in recorded and "Мова протоколу\tукраїнська (Content-Language: uk)" in recorded
+        assert page.eval("document.getElementById('sheet-kept').hidden")
+
+        page.language("ru")
+        assert page.text("#sheet") == recorded
+        assert page.eval("document.getElementById('sheet').lang") == "uk"
+        assert page.text("#sheet-kept").startswith("Протокол остаётся на украинском языке")
+        assert foreign_words(page.visible_text(), "ru", names) == []
+        page.language("en")
+        assert page.text("#sheet") == recorded
+        assert "stays in Ukrainian" in page.text("#sheet-kept")
+        page.language("uk")
+        assert page.text("#sheet") == recorded
+        assert page.eval("document.getElementById('sheet-kept').hidden")
+
+
+@pytest.mark.parametrize(("lang", "left"), [("ru", "В игре остаётся только"),
+                                            ("uk", "У грі лишається тільки"),
+                                            ("en", "Only")])  # fmt: skip
+def test_the_last_player_left_is_told_without_gender(
+    lang: str, left: str, chromium: str, open_server: LiveServer
+) -> None:
+    """The first seat (Аня, Оксана: women) is the only one left: the note fits any name."""
+    names: tuple[str, ...] = WORDS[lang]["names"]
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language(lang)
+        page.view("betting")
+        page.select("act-2-type", "fold")
+        page.view("settle")
+        assert page.text("#settle-note").startswith(f"{left} {names[0]}")

@@ -4,7 +4,7 @@ import { apiKey, call, keyRefused, setApiKey } from "./api.js";
 import * as betting from "./betting.js";
 import { cardGrid, cardInputs, fillCardOptions, trumpOptions } from "./cards.js";
 import { fillCards, names, retranslateInputs } from "./defaults.js";
-import { $ } from "./dom.js";
+import { $, clearErrors } from "./dom.js";
 import * as hand from "./hand.js";
 import { LANGS, language, loadCatalogs, onLanguage, setLanguage, t } from "./i18n.js";
 import * as odds from "./odds.js";
@@ -27,6 +27,15 @@ function translateStatic() {
   cardGrid($("card-grid"), "hand");
   for (const lang of LANGS) $(`lang-${lang}`).setAttribute("aria-pressed", String(language() === lang));
   keyStatus();
+}
+
+/** Refusals are the service's words in the language they were asked in: a language switch takes
+ * them away (the next request is answered in the new language). */
+function clearRefusals() {
+  for (const form of document.querySelectorAll("main form")) clearErrors(form);
+  for (const line of document.querySelectorAll("main p.err")) line.textContent = "";
+  hand.forgetRefusal();
+  showdown.forgetRefusal();
 }
 
 function keyStatus() {
@@ -59,6 +68,7 @@ async function main() {
   for (const lang of LANGS) $(`lang-${lang}`).addEventListener("click", () => setLanguage(lang));
   onLanguage((lang, previous) => {
     settle.rename(retranslateInputs(previous));
+    clearRefusals();
     translateStatic();
     hand.render();
     showdown.render();

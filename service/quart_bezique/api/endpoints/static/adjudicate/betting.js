@@ -1,13 +1,15 @@
 // View 3: a betting round as an editable list of actions, judged step by step. The service
 // answers POST /v1/betting/validate with `trace: true` with the state after each accepted action,
 // so the timeline is one call (and one more for the state before any action); it stops at the
-// first illegal action. A violation is explained in the page's own words (its reason code), since
-// the verdict's own message is the service's English.
+// first illegal action. A violation is told in the service's own sentence when the service answered
+// in the page's language (it names the offender and the amounts), else in the page's words for its
+// reason code.
 
 import { call } from "./api.js";
 import { $, clear, clearErrors, el } from "./dom.js";
 import { language, number, t } from "./i18n.js";
 import { round } from "./defaults.js";
+import { roundPlace } from "./fields.js";
 import { showFailure, showProblems } from "./problems.js";
 import { REASON_SECTIONS, sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
@@ -188,13 +190,13 @@ export function render() {
     const code = verdict.error.code;
     box.append(el("div", { class: "explain illegal-box", role: "note" },
       el("p", { class: "verdict lose", text: t("betting.illegal", { n: verdict.error.index + 1, reason: reasonText(verdict.error, timeline.spoken) }) }),
-      el("p", { class: "sections", text: ["9.11", ...REASON_SECTIONS[code] || []].map(sectionLabel).join("; ") }),
+      el("p", { class: "sections", text: ["9.11", ...REASON_SECTIONS[code] || []].map((s) => sectionLabel(s)).join("; ") }),
       el("p", { text: verdict.state.legal_actions.length
         ? t("betting.alternatives", { player: verdict.state.to_act ?? "—" }) : t("betting.none") }),
       el("ul", {}, verdict.state.legal_actions.map((legal) => el("li", { text: legalText(legal, verdict.state.pot) })))));
   } else if (verdict) {
     box.append(el("p", { class: "verdict win", text: t("betting.valid", { phase: t(`phase.${verdict.state.phase}`), pot: number(verdict.state.pot) }) }),
-      el("p", { class: "sections", text: ["9.10", "9.7"].map(sectionLabel).join("; ") }));
+      el("p", { class: "sections", text: ["9.10", "9.7"].map((s) => sectionLabel(s)).join("; ") }));
   }
 }
 
@@ -213,7 +215,7 @@ export async function submit(event) {
       call("POST", "v1/betting/validate", { ...payload, trace: true }),
     ]);
     if (!start.ok || !exchange.ok) {
-      showProblems([start, exchange], "betting-err", pointerInput);
+      showProblems([start, exchange], "betting-err", pointerInput, (pointer) => roundPlace(pointer));
       timeline = null;
     } else {
       const body = exchange.body;

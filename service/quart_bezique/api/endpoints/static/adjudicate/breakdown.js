@@ -65,7 +65,7 @@ export function renderBreakdown(result, trump, heading) {
       el("td", {}, combination.cards.map((code) => chip(code))),
       el("td", { class: "num" }, String(combination.points),
         doubled ? el("span", { class: "badge", text: t("doubled") }) : null),
-      el("td", { class: "sections", text: sections.map(sectionLabel).join("; ") }));
+      el("td", { class: "sections", text: sections.map((s) => sectionLabel(s)).join("; ") }));
   });
   const looseRows = result.loose.map((loose) => {
     const doubled = Boolean(trump) && split(loose.card).suit === trump;
@@ -75,7 +75,7 @@ export function renderBreakdown(result, trump, heading) {
       el("td", {}, chip(loose.card)),
       el("td", { class: "num" }, String(loose.points),
         doubled ? el("span", { class: "badge", text: t("doubled") }) : null),
-      el("td", { class: "sections", text: [doubled ? "6.1" : "3.1", "5.4"].map(sectionLabel).join("; ") }));
+      el("td", { class: "sections", text: [doubled ? "6.1" : "3.1", "5.4"].map((s) => sectionLabel(s)).join("; ") }));
   });
 
   const table = el("table", { class: "breakdown" },

@@ -69,7 +69,9 @@ export function cardsOf(prefixes) {
   read.forEach(({ refused }, n) => {
     for (const i of refused) {
       const id = `${prefixes[n]}-card-${i}`;
-      showError(id, t("card.latin.t", { typed: $(id).value.trim() }));
+      const typed = $(id).value.trim();
+      // What to write instead, in the suit typed: "T♥" is Т♥ (the ace) or 10♥ (the ten).
+      showError(id, t("card.latin.t", { typed, suit: typed.slice(-1) }));
     }
   });
   return read.some(({ refused }) => refused.length) ? null : read.map(({ cards }) => cards);

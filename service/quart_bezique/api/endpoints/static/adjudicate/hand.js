@@ -4,6 +4,7 @@ import { call } from "./api.js";
 import { cardsOf, chips, trumpName } from "./cards.js";
 import { renderBreakdown, sectionsOf } from "./breakdown.js";
 import { $, clear, clearErrors, el } from "./dom.js";
+import { cardsPlace } from "./fields.js";
 import { parts, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { record } from "./sheet.js";
@@ -18,8 +19,16 @@ function cardPointer(pointer) {
   return null;
 }
 
+/** After a language switch: a refusal shown in the old language is taken away. */
+export function forgetRefusal() {
+  if (last && !last.ok) {
+    last = null;
+    clear($("hand-result"));
+  }
+}
+
 export function render() {
-  if (!last || !last.ok) return; // a refusal stays as shown: its messages are the service's
+  if (!last || !last.ok) return; // a refusal stays as shown until the language is switched
   clear($("hand-result")).append(renderBreakdown(last.body, last.body.trump, t("hand.result")));
 }
 
@@ -60,7 +69,7 @@ export async function submit(event) {
     else {
       const err = el("p", { class: "error", id: "hand-err", role: "alert" });
       clear($("hand-result")).append(err);
-      showProblem(exchange, "hand-err", cardPointer);
+      showProblem(exchange, "hand-err", cardPointer, cardsPlace);
       if (!err.textContent) err.remove();
       return;
     }

@@ -47,9 +47,9 @@ export function onLanguage(listener) {
   listeners.push(listener);
 }
 
-/** The string for key in the current language, with {name} placeholders filled. */
-export function t(key, params = {}) {
-  const text = catalogs[current]?.[key] ?? catalogs.en?.[key] ?? key;
+/** The string for key in the current language (or in `lang`), with {name} placeholders filled. */
+export function t(key, params = {}, lang = current) {
+  const text = catalogs[lang]?.[key] ?? catalogs.en?.[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
@@ -83,6 +83,16 @@ export function plural(key, n) {
 export function number(value, digits) {
   const options = digits === undefined ? {} : { minimumFractionDigits: digits, maximumFractionDigits: digits };
   return new Intl.NumberFormat(LOCALES[current], options).format(value);
+}
+
+/** A net amount with its sign always written: "+3", "−5" (a true minus), "0". */
+export function signed(value) {
+  return new Intl.NumberFormat(LOCALES[current], { signDisplay: "exceptZero" }).format(value).replace(/^-/, "\u2212");
+}
+
+/** Names joined as the language joins them: "Аня и Дима", "Оксана і Тарас", "Ann and Dan". */
+export function list(items) {
+  return new Intl.ListFormat(LOCALES[current], { style: "long", type: "conjunction" }).format(items);
 }
 
 /** A share of 0..100 with up to two decimals that never rounds onto 0 or 100 it is not:

@@ -4,6 +4,7 @@
 import { call } from "./api.js";
 import { cardsOf, chips, trumpName } from "./cards.js";
 import { $, clear, clearErrors, el } from "./dom.js";
+import { cardsPlace } from "./fields.js";
 import { number, parts, plural, share, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
@@ -50,7 +51,7 @@ export function render() {
     el("p", { text: t("odds.percentile", { p: share(body.percentile) }) }),
     el("p", { class: "hint", text: body.exact ? t("odds.exact", { remaining: body.remaining })
       : t("odds.estimate", { samples: number(body.samples), seed: body.seed, se: number(body.standard_error, 4) }) }),
-    el("p", { class: "sections", text: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"].map(sectionLabel).join("; ") }));
+    el("p", { class: "sections", text: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"].map((s) => sectionLabel(s)).join("; ") }));
 }
 
 export function describe(exchange) {
@@ -87,6 +88,6 @@ export async function submit(event) {
   }
   const exchange = last;
   if (exchange.ok) record(exchange, () => describe(exchange));
-  else showProblem(exchange, "odds-err", pointerInput);
+  else showProblem(exchange, "odds-err", pointerInput, cardsPlace);
   render();
 }

@@ -27,9 +27,9 @@ export const REASON_SECTIONS = {
   POT_LIMIT_EXCEEDED: ["9.8"],
 };
 
-/** "§4.3 Marriage" in the current language. */
-export function sectionLabel(number) {
-  return `§${number} ${t(`sec.${number}`)}`;
+/** "§4.3 Marriage" in the current language (or in `lang`). */
+export function sectionLabel(number, lang) {
+  return `§${number} ${t(`sec.${number}`, {}, lang)}`;
 }
 
 export function uniqueSections(list) {

@@ -1,6 +1,8 @@
 // View 4a: settle a round (POST /v1/rounds/settle): payouts and nets, and where the odd chip of a
 // split pot went and why. Hands are asked only of the two players left at the showdown: a folded
-// player's hand is no part of the settlement (the service refuses it as extra).
+// player's hand is no part of the settlement (the service refuses it as extra). A verdict is shown
+// only while the round it settled is the one in the Betting round view: once the seats, dealer,
+// ante, limits or actions change there, the old verdict and its errors are taken away.
 
 import { call } from "./api.js";
 import { cardInputs, cardsOf, chips, typedCards } from "./cards.js";
@@ -8,7 +10,8 @@ import { renderBreakdown } from "./breakdown.js";
 import { roundPayload } from "./betting.js";
 import { seatHand } from "./defaults.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { number, parts, t } from "./i18n.js";
+import { settlePlace } from "./fields.js";
+import { list, number, parts, signed, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
@@ -17,6 +20,7 @@ let last = null;
 let shown = null;
 let note = null;
 let asked = null;
+let settled = null; // the round (as roundPayload() gives it) of the last answer, as JSON
 const kept = new Map();
 
 /** The seats that did not fold: the showdown's two players once the round is over. */
@@ -30,8 +34,20 @@ function noteText() {
   return note ? t(note.key, { player: note.player }) : "";
 }
 
-/** Four card inputs for each of the showdown's two players, keeping what was typed. */
+/** Take the last answer away when the round in the Betting round view is no longer its round. */
+function forgetStale() {
+  if (settled === null || JSON.stringify(roundPayload()) === settled) return;
+  settled = null;
+  last = null;
+  clear($("settle-result"));
+  clearErrors($("settle-form"));
+  $("settle-err").textContent = "";
+}
+
+/** Four card inputs for each of the showdown's two players, keeping what was typed; the last
+ * answer taken away if its round has changed since. */
 export function refreshSeats() {
+  forgetStale();
   const now = standing();
   const ask = now.length === 2 ? now : [];
   const signature = `${ask.length}\n${now.join("\n")}`;
@@ -60,6 +76,14 @@ export function rename(renameSeat) {
     kept.set(renameSeat(seat), cards);
   }
   if (note && note.player) note.player = renameSeat(note.player);
+  if (settled !== null) {
+    // The same round with the example's players renamed: its answer is not stale.
+    const round = JSON.parse(settled);
+    round.players = round.players.map(renameSeat);
+    round.dealer = renameSeat(round.dealer);
+    round.actions.forEach((action) => { action.player = renameSeat(action.player); });
+    settled = JSON.stringify(round);
+  }
 }
 
 function pointerInput(pointer) {
@@ -84,7 +108,7 @@ function outcomeLines(body) {
   const lines = [];
   if (!body.showdown) lines.push(t("settle.uncontested", { player: body.winners[0], pot: number(body.pot) }));
   else if (body.winners.length === 1) lines.push(t("settle.won", { player: body.winners[0], pot: number(body.pot) }));
-  else lines.push(t("settle.split", { players: body.winners.join(", "), pot: number(body.pot) }));
+  else lines.push(t("settle.split", { players: list(body.winners), pot: number(body.pot) }));
   const odd = oddChip(body);
   if (odd) lines.push(t("settle.odd", { player: odd }));
   else if (body.winners.length > 1) lines.push(t("settle.even"));
@@ -104,14 +128,14 @@ export function render() {
   if (!last || !last.ok) return;
   const body = last.body;
   box.append(...outcomeLines(body).map((line, i) => el("p", { class: i === 0 ? "verdict win" : "odd-chip", text: line })),
-    el("p", { class: "sections", text: sections(body).map(sectionLabel).join("; ") }),
+    el("p", { class: "sections", text: sections(body).map((s) => sectionLabel(s)).join("; ") }),
     el("table", { class: "payouts" },
       el("caption", { text: t("settle.caption", { pot: number(body.pot) }) }),
       el("thead", {}, el("tr", {}, ["settle.player", "settle.payout", "settle.net"].map((key) => el("th", { scope: "col", text: t(key) })))),
       el("tbody", {}, body.players.map((p) => el("tr", { class: body.winners.includes(p.player) ? "winner" : "" },
         el("th", { scope: "row", text: p.player }),
         el("td", { class: "num", text: number(p.payout) }),
-        el("td", { class: `num ${p.net < 0 ? "neg" : "pos"}`, text: (p.net > 0 ? "+" : "") + number(p.net) }))))));
+        el("td", { class: `num ${p.net < 0 ? "neg" : p.net > 0 ? "pos" : ""}`.trim(), text: signed(p.net) }))))));
   if (body.showdown) {
     box.append(el("div", { class: "two" }, body.showdown.hands.map((hand) => renderBreakdown(hand, body.showdown.trump, hand.player))));
   }
@@ -123,7 +147,7 @@ export function describe(exchange) {
     title: t("settle.title"),
     lines: [...outcomeLines(body),
       ...(body.showdown ? body.showdown.hands.map((hand) => parts("sheet.player.hand", { player: hand.player, cards: chips(hand.cards), score: hand.score })) : []),
-      ...body.players.map((p) => t("sheet.payout", { player: p.player, payout: number(p.payout), net: (p.net > 0 ? "+" : "") + number(p.net) }))],
+      ...body.players.map((p) => t("sheet.payout", { player: p.player, payout: number(p.payout), net: signed(p.net) }))],
     sections: ["9.10", ...sections(body), ...(body.showdown ? ["8.1", "5.5"] : [])],
   };
 }
@@ -134,6 +158,7 @@ export async function submit(event) {
   clearErrors($("settle-form"));
   $("settle-err").textContent = "";
   const payload = roundPayload();
+  settled = JSON.stringify(payload);
   payload.trump = $("settle-trump").value || null;
   const read = cardsOf(shown.map((seat, i) => `st${i}`));
   if (!read) {
@@ -146,14 +171,17 @@ export async function submit(event) {
     if (read[i].some(Boolean)) hands[seat] = read[i];
   });
   payload.hands = hands;
+  clear($("settle-result")).append(el("p", { class: "hint", text: t("working") }));
   try {
     last = await call("POST", "v1/rounds/settle", payload);
   } catch (error) {
+    last = null;
     showFailure("settle-err", error);
+    render();
     return;
   }
   const exchange = last;
   if (exchange.ok) record(exchange, () => describe(exchange));
-  else showProblem(exchange, "settle-err", pointerInput);
+  else showProblem(exchange, "settle-err", pointerInput, settlePlace);
   render();
 }

@@ -2,20 +2,38 @@
 // bytes sent; the print stylesheet lays the sheet out on one A4 page, whatever view is open. Its
 // one request digest is the signed receipt's (of the request's canonical form), and the receipt
 // is printed as text and as a QR code, so an auditor can check it against the service's key.
+//
+// The sheet is the record of one exchange, and a record does not change after the fact: its
+// verdict is written down when the answer arrives, in the words shown then (the service's own
+// sentences included), and the whole sheet stays in the language the verdict was asked and given
+// in, which it names. Switching the page's language later leaves it as it is; a note outside the
+// sheet, in the page's language, says so.
 
 import { $, clear, el } from "./dom.js";
-import { language, t } from "./i18n.js";
+import { language, t as tNow } from "./i18n.js";
 import { qrSvg } from "./qr.js";
 import { claims } from "./receipt.js";
 import { sectionLabel, uniqueSections } from "./rules.js";
 
 let last = null;
 let service = null;
+let lang = null; // the language of the recorded exchange, while rendering the sheet
 
-/** Remember the latest verdict; `describe` is called at render time, in the current language. */
+/** The sheet's own words, in the language of its exchange. */
+function t(key, params = {}) {
+  return tNow(key, params, lang || language());
+}
+
+/** Record the latest verdict: `describe()` is called now, in the language of the exchange. */
 export function record(exchange, describe) {
-  last = { exchange, describe };
+  last = { exchange, lang: language(), verdict: describe() };
   render();
+}
+
+/** A recorded line, copied (its card faces are nodes, and a node is shown in one place only). */
+function copy(part) {
+  if (Array.isArray(part)) return part.map(copy);
+  return part instanceof Node ? part.cloneNode(true) : part;
 }
 
 export function setService(info) {
@@ -45,13 +63,16 @@ function integrity(exchange) {
 
 export function render() {
   const sheet = clear($("sheet"));
-  sheet.setAttribute("lang", language());
+  const kept = $("sheet-kept");
+  lang = last ? last.lang : language();
+  sheet.setAttribute("lang", lang);
+  kept.hidden = !last || last.lang === language();
+  kept.textContent = kept.hidden ? "" : tNow("sheet.kept", { in: tNow(`lang.in.${last.lang}`) });
   if (!last) {
     sheet.append(el("p", { class: "hint", text: t("sheet.empty") }));
     return;
   }
-  const { exchange } = last;
-  const verdict = last.describe();
+  const { exchange, verdict } = last;
   sheet.append(
     el("h2", { class: "sheet-title", text: t("sheet.heading", { what: verdict.title }) }),
     el("table", { class: "meta" }, el("tbody", {},
@@ -59,13 +80,15 @@ export function render() {
       row(t("sheet.request"), `${exchange.method} ${exchange.path} → ${exchange.status}`, "mono"),
       row(t("sheet.request.id"), exchange.requestId || "—", "mono"),
       row(t("sheet.ruleset"), exchange.body?.ruleset || service?.ruleset || "—", "mono"),
-      row(t("sheet.service"), service ? `${service.service} ${service.version}` : "—", "mono"))),
+      row(t("sheet.service"), service ? `${service.service} ${service.version}` : "—", "mono"),
+      row(t("sheet.language"), [t(`lang.name.${lang}`), exchange.language
+        ? el("span", { class: "mono", text: ` (Content-Language: ${exchange.language})` }) : null]))),
     el("h3", { text: t("sheet.inputs") }),
     el("pre", { class: "mono wrap", text: exchange.requestText || "" }),
     el("h3", { text: t("sheet.verdict") }),
-    el("ul", { class: "verdict-lines" }, verdict.lines.map((line) => el("li", {}, line))),
+    el("ul", { class: "verdict-lines" }, verdict.lines.map((line) => el("li", {}, copy(line)))),
     el("h3", { text: t("sheet.sections") }),
-    el("ul", { class: "section-list" }, uniqueSections(verdict.sections).map((s) => el("li", { text: sectionLabel(s) }))),
+    el("ul", { class: "section-list" }, uniqueSections(verdict.sections).map((s) => el("li", { text: sectionLabel(s, lang) }))),
     el("p", { class: "hint", text: t("sheet.sections.where") }),
     el("h3", { text: t("sheet.integrity") }),
     ...integrity(exchange),

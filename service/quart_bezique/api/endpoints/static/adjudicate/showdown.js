@@ -5,8 +5,9 @@ import { call } from "./api.js";
 import { cardsOf, chips, trumpName } from "./cards.js";
 import { renderBreakdown, sectionsOf } from "./breakdown.js";
 import { $, clear, clearErrors, el } from "./dom.js";
-import { has, parts, plural, t } from "./i18n.js";
-import { showFailure, showProblem } from "./problems.js";
+import { showdownPlace } from "./fields.js";
+import { parts, plural, t } from "./i18n.js";
+import { problemLines, showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
 
@@ -25,6 +26,12 @@ function verdictText(body) {
   const score = body.hands[0].score;
   return body.tie ? t("showdown.tie", { score, points: plural("unit.points", score) })
     : t("showdown.winner", { player: body.winner });
+}
+
+/** After a language switch: a refusal shown in the old language is taken away. */
+export function forgetRefusal() {
+  if (last && !last.ok) last = null;
+  render();
 }
 
 export function render() {
@@ -63,8 +70,7 @@ function describeRefusal(exchange) {
   const body = exchange.body || {};
   return {
     title: t("showdown.title"),
-    lines: [`${body.code && has(`code.${body.code}`) ? t(`code.${body.code}`) : `HTTP ${exchange.status}`}: ${body.detail || exchange.text}`,
-      body.code === "SHOE_EXCEEDED" ? t("showdown.shoe") : ""].filter(Boolean),
+    lines: [...problemLines(exchange, showdownPlace), body.code === "SHOE_EXCEEDED" ? t("showdown.shoe") : ""].filter(Boolean),
     sections: body.code === "SHOE_EXCEEDED" ? ["1.7", "8.3"] : ["2.2", "2.4"],
   };
 }
@@ -93,7 +99,7 @@ export async function submit(event) {
   if (exchange.ok) record(exchange, () => describe(exchange));
   else {
     if (exchange.status !== 401) record(exchange, () => describeRefusal(exchange));
-    showProblem(exchange, "showdown-err", pointerInput);
+    showProblem(exchange, "showdown-err", pointerInput, showdownPlace);
   }
   render();
 }
