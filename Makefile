@@ -93,7 +93,8 @@ tables: $(VENV)/.run-installed
 # Message catalogs (docs/api.md, "Languages"): extract the N_() and NP_() templates of the whole
 # package into the .pot, merge them into each language's .po (a new message arrives untranslated and
 # tests/api/test_api_i18n.py fails until it is translated), then compile each .po into the .mo the
-# service reads with gettext (a test checks each shipped .mo equals its .po).
+# service reads with gettext (a test checks each shipped .mo equals its .po). The command line's
+# argparse words have a catalog of their own (argparse domain), from this Python's argparse.
 LOCALES := service/quart_bezique/api/contract/locale
 catalogs: $(VENV)/.test-installed
 	$(VENV)/bin/pybabel extract --no-default-keywords -k N_ -k NP_:1,2 --sort-by-file --add-location=file \
@@ -101,6 +102,13 @@ catalogs: $(VENV)/.test-installed
 	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching \
 		-i $(LOCALES)/messages.pot -d $(LOCALES)
 	$(VENV)/bin/pybabel compile --statistics -d $(LOCALES)
+	$(VENV)/bin/pybabel extract --no-location --project=argparse --no-wrap \
+		-o $(LOCALES)/argparse.pot "$$($(PY) -c 'import argparse; print(argparse.__file__)')"
+	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching -D argparse \
+		-i $(LOCALES)/argparse.pot -d $(LOCALES) -l ru
+	$(VENV)/bin/pybabel update --no-wrap --ignore-obsolete --no-fuzzy-matching -D argparse \
+		-i $(LOCALES)/argparse.pot -d $(LOCALES) -l uk
+	$(VENV)/bin/pybabel compile --statistics -D argparse -d $(LOCALES)
 
 # Re-pin every dependency (run after changing pyproject.toml, then commit constraints.txt).
 lock:

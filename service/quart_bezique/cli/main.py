@@ -11,16 +11,19 @@ stderr, with every control character of the input shown escaped (``safe.py``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
+import gettext
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
 
 from quart_bezique.api.contract.i18n.language import ENGLISH, LANGUAGES
-from quart_bezique.api.contract.i18n.translations import localize, translations
+from quart_bezique.api.contract.i18n.translations import LOCALE_DIR, localize, translations
 from quart_bezique.game.messages import N_
 from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED
 
@@ -30,6 +33,9 @@ from .safe import shown_lines
 from .verdicts import Outcome
 
 PROG: Final = "quart-bezique"
+ARGPARSE_DOMAIN: Final = "argparse"
+"""The catalog of argparse's own messages (``make catalogs`` extracts them from this Python's
+argparse)."""
 MAX_INPUT_BYTES: Final = 64 * 1024 * 1024
 
 
@@ -81,80 +87,158 @@ def _body_file(path: str) -> Any:
     return verdicts.read_body(_read(path), path)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(voice: human.Voice) -> argparse.ArgumentParser:
+    """The command line, every help text in ``voice``'s language (argparse's own words come from
+    its catalog while the parser runs: ``parsing_in``)."""
+    say = voice.say
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Quart-Bezique adjudication (docs/rules.md), receipts and build digests "
-        "(docs/verification.md).",
-        epilog="exit codes: 0 verdict/valid, 1 invalid (illegal sequence, receipt refused, "
-        "digest differs), 2 usage or input error (the rules' error code is printed)",
+        description=say(
+            N_(
+                "Quart-Bezique adjudication (docs/rules.md), receipts and build digests "
+                "(docs/verification.md)."
+            )
+        ),
+        epilog=say(
+            N_(
+                "exit codes: 0 a verdict (valid), 1 invalid (an illegal sequence, a receipt "
+                "refused, a digest that differs), 2 a usage or input error (the rules' error "
+                "code is printed)"
+            )
+        ),
     )
-    parser.add_argument("--json", action="store_true", help="print the API's JSON answer")
+    as_json = say(N_("print the API's JSON answer"))
+    parser.add_argument("--json", action="store_true", help=as_json)
     parser.add_argument(
         "--lang",
         choices=LANGUAGES,
         default=ENGLISH,
-        help="the language of what is printed for people, and of --json's messages "
-        "(en, ru or uk; default en)",
+        help=say(
+            N_(
+                "the language of what is printed for people, and of --json's messages (en, ru "
+                "or uk; default en)"
+            )
+        ),
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
+        sub.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help=as_json)
         sub.add_argument(
-            "--json",
-            action="store_true",
-            default=argparse.SUPPRESS,
-            help="print the API's JSON answer",
-        )
-        sub.add_argument(
-            "--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help="en, ru or uk"
+            "--lang", choices=LANGUAGES, default=argparse.SUPPRESS, help=say(N_("en, ru or uk"))
         )
         return sub
 
-    score = command("score", "score one hand (POST /v1/hands/score)")
-    score.add_argument("cards", nargs="+", help="four cards: KS QS JS JC or KS,QS,JS,JC")
-    score.add_argument("--trump", help="the trump suit (S C H D or a symbol)")
+    trump = say(N_("the trump suit (S C H D, П Т К Ч Б or a symbol)"))
+    score = command("score", say(N_("score one hand (POST /v1/hands/score)")))
+    score.add_argument("cards", nargs="+", help=say(N_("four cards: KS QS JS JC or KS,QS,JS,JC")))
+    score.add_argument("--trump", help=trump)
 
-    compare = command("compare", "compare two hands (POST /v1/showdown)")
-    compare.add_argument("first", help="the first hand, e.g. KS,QS,JS,JC")
-    compare.add_argument("second", help="the second hand")
-    compare.add_argument("--trump")
+    compare = command("compare", say(N_("compare two hands (POST /v1/showdown)")))
+    compare.add_argument("first", help=say(N_("the first hand, e.g. KS,QS,JS,JC")))
+    compare.add_argument("second", help=say(N_("the second hand")))
+    compare.add_argument("--trump", help=trump)
     compare.add_argument(
-        "--players", nargs=2, default=("first", "second"), metavar=("FIRST", "SECOND")
+        "--players",
+        nargs=2,
+        default=("first", "second"),
+        metavar=("FIRST", "SECOND"),
+        help=say(N_("the two players' names")),
     )
 
-    for name, endpoint in (("validate", "/v1/betting/validate"), ("settle", "/v1/rounds/settle")):
-        sub = command(name, f"{name} a round (the body of POST {endpoint}; - for stdin)")
-        sub.add_argument("round", help="a JSON file")
+    for name, words in (
+        ("validate", N_("judge a round's betting (the body of POST /v1/betting/validate)")),
+        ("settle", N_("settle a round (the body of POST /v1/rounds/settle)")),
+    ):
+        sub = command(name, say(words))
+        sub.add_argument("round", help=say(N_("a JSON file, or - for the standard input")))
 
-    odds = command("odds", "showdown odds of a hand (POST /v1/hands/odds)")
-    odds.add_argument("cards", nargs="+")
-    odds.add_argument("--trump")
-    odds.add_argument("--seen", nargs="*", default=[], help="cards known to be out of the shoe")
-    odds.add_argument("--opponents", type=int, default=1)
-    odds.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
-    odds.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    odds = command("odds", say(N_("showdown odds of a hand (POST /v1/hands/odds)")))
+    odds.add_argument("cards", nargs="+", help=say(N_("the hand's four cards")))
+    odds.add_argument("--trump", help=trump)
+    odds.add_argument(
+        "--seen", nargs="*", default=[], help=say(N_("cards known to be out of the shoe"))
+    )
+    odds.add_argument("--opponents", type=int, default=1, help=say(N_("opponents (1 to 3)")))
+    odds.add_argument(
+        "--samples", type=int, default=DEFAULT_SAMPLES, help=say(N_("random deals to sample"))
+    )
+    odds.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=say(N_("the random generator's seed"))
+    )
 
-    verify = command("verify", "check a stored exchange against its Verdict-Receipt")
-    verify.add_argument("record", help="a JSON record: endpoint, request, response, receipt")
-    verify.add_argument("--jwks", required=True, help="the service's published JWKS (JSON)")
-    verify.add_argument("--ruleset", help="refuse receipts of another ruleset")
-    verify.add_argument("--build", help="refuse receipts of another build digest")
+    verify = command("verify", say(N_("check a stored exchange against its Verdict-Receipt")))
+    verify.add_argument(
+        "record", help=say(N_("a JSON record: endpoint, request, response, receipt"))
+    )
+    verify.add_argument(
+        "--jwks", required=True, help=say(N_("the service's published JWKS (JSON)"))
+    )
+    verify.add_argument("--ruleset", help=say(N_("refuse receipts of another ruleset")))
+    verify.add_argument("--build", help=say(N_("refuse receipts of another build digest")))
 
     build = command(
         "build-digest",
-        "the build digest of this installation or of a tree: every file that can run (sources, "
-        "bytecode, gunicorn.conf.py, the dependencies' files) and the Python version",
+        say(
+            N_(
+                "the build digest of this installation or of a tree: every file that can run "
+                "(sources, bytecode, gunicorn.conf.py, the dependencies' files) and the Python "
+                "version and implementation"
+            )
+        ),
     )
     build.add_argument(
-        "--root", type=Path, help="a site-packages holding service/ and *.dist-info, in its venv"
+        "--root",
+        type=Path,
+        help=say(N_("a site-packages holding the package and *.dist-info, in its venv")),
     )
-    build.add_argument("--manifest", action="store_true", help="print the canonical manifest")
-    build.add_argument("--expect", help="exit 1 unless the digest is this one")
+    build.add_argument(
+        "--manifest", action="store_true", help=say(N_("print the canonical manifest"))
+    )
+    build.add_argument("--expect", help=say(N_("exit 1 unless the digest is this one")))
 
-    command("jwks", "the JWKS of the signing keys the environment configures (SIGNING_KEY_FILE...)")
+    command(
+        "jwks",
+        say(N_("the JWKS of the signing keys the environment configures (SIGNING_KEY_FILE...)")),
+    )
     return parser
+
+
+def _language(argv: Sequence[str]) -> str:
+    """The ``--lang`` of ``argv``, read before the parser is built in that language (a value
+    argparse would refuse falls back to English, and argparse then says why)."""
+    for i, arg in enumerate(argv):
+        value = arg[len("--lang=") :] if arg.startswith("--lang=") else None
+        if arg == "--lang" and i + 1 < len(argv):
+            value = argv[i + 1]
+        if value in LANGUAGES:
+            return value
+    return ENGLISH
+
+
+@contextlib.contextmanager
+def parsing_in(language: str) -> Iterator[None]:
+    """argparse's own words ("usage:", "the following arguments are required: ...") in
+    ``language`` while the parser runs: argparse takes them from gettext's current domain (the
+    Python documentation's "How to translate the argparse output"), here our ``argparse``
+    catalog, in the language named by ``LANGUAGE``. Both are put back afterwards."""
+    if language == ENGLISH:
+        yield
+        return
+    domain = gettext.textdomain()
+    wanted = os.environ.get("LANGUAGE")
+    gettext.bindtextdomain(ARGPARSE_DOMAIN, str(LOCALE_DIR))
+    gettext.textdomain(ARGPARSE_DOMAIN)
+    os.environ["LANGUAGE"] = language
+    try:
+        yield
+    finally:
+        gettext.textdomain(domain)
+        if wanted is None:
+            os.environ.pop("LANGUAGE", None)
+        else:
+            os.environ["LANGUAGE"] = wanted
 
 
 def _run(args: argparse.Namespace) -> Outcome | bytes:
@@ -209,8 +293,12 @@ def _write(data: bytes) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the return value is the exit status (``ExitCode``)."""
+    words = sys.argv[1:] if argv is None else argv
+    language = _language(words)
+    voice = human.Voice(translations(language), language != ENGLISH)
     try:
-        args = _parser().parse_args(argv)
+        with parsing_in(language):
+            args = _parser(voice).parse_args(words)
     except SystemExit as exit:  # argparse: --help (0) or a usage error (2)
         return exit.code if isinstance(exit.code, int) else ExitCode.INPUT_ERROR
     try:
