@@ -255,7 +255,8 @@ def test_every_short_trump_is_read_as_documented_or_refused() -> None:
         ("С", "Cyrillic С is not a suit but looks like Latin C (clubs): write C, ♣ or Т for "
               "clubs"),
         ("♥\ufe0f", "an invisible emoji-style mark after ♥: write ♥"),
-        ("X", "expected one of S C H D ♠ ♣ ♥ ♦, or in Russian П Т К Ч Б, or nothing for a game without trumps"),
+        ("X", "expected one of S C H D ♠ ♣ ♥ ♦, or in Russian П Т К Ч Б, or nothing for a game "
+              "without trumps"),
     ],
 )  # fmt: skip
 def test_trump_refusals_name_look_alikes(text: str, reason: str) -> None:
