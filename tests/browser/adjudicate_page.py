@@ -45,6 +45,34 @@ VISIBLE_TEXT = """(() => {
 input values, chosen options, labels and tooltips; code (``pre``, ``.mono``) and elements in
 another language (the language switch's own names) left out."""
 
+BROKEN_WORDS = """((selector) => {
+  const out = [];
+  for (const root of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (const m of n.textContent.matchAll(/[\\p{L}\\p{N}]+/gu)) {
+        const range = document.createRange();
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+          .map((r) => Math.round(r.top)));
+        if (lines.size > 1) out.push(m[0]);
+      }
+    }
+  }
+  return out;
+})"""
+"""The words (runs of letters and digits) under ``selector`` that a person sees split across
+lines: a word whose range lies on more than one line was broken inside it."""
+
+OVERFLOWING = """((selector) => [...document.querySelectorAll(selector)]
+  .filter((cell) => cell.getClientRects().length && (cell.scrollWidth > cell.clientWidth
+    || cell.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5))
+  .map((cell) => `${cell.textContent.slice(0, 40)}: ${cell.scrollWidth} > ${cell.clientWidth}`
+    + ` or right ${cell.getBoundingClientRect().right}`))"""
+"""The elements matching ``selector`` whose content is wider than their box, or whose box passes
+the screen's right edge (cut or spilling)."""
+
 WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’][^\W\d_]+)*")
 LATIN = re.compile(r"[A-Za-z]")
 CYRILLIC = re.compile(r"[\u0400-\u04ff]")
@@ -165,8 +193,19 @@ class Page:
         )
 
     def sideways(self) -> int:
-        """How many CSS pixels the page is wider than the screen (0: no sideways scroll)."""
-        return int(self.eval("document.documentElement.scrollWidth - window.innerWidth"))
+        """How many CSS pixels the page is wider than the screen (0: no sideways scroll). The
+        screen is the layout viewport (``clientWidth``): on an emulated phone ``innerWidth`` grows
+        with a page too wide for it, and measured against it nothing ever scrolled sideways."""
+        root = "document.documentElement"
+        return int(self.eval(f"{root}.scrollWidth - {root}.clientWidth"))
+
+    def broken_words(self, selector: str) -> list[str]:
+        """The words under ``selector`` split across lines inside the word."""
+        return list(self.eval(f"{BROKEN_WORDS}({js(selector)})"))
+
+    def overflowing(self, selector: str) -> list[str]:
+        """The elements matching ``selector`` whose content is wider than their box."""
+        return list(self.eval(f"{OVERFLOWING}({js(selector)})"))
 
     def visible_text(self) -> str:
         return str(self.eval(VISIBLE_TEXT))

@@ -559,6 +559,63 @@ def test_a_keyed_server_needs_the_key_typed_into_the_page(
         assert unexpected_problems(cdp) == []
 
 
+CELL_BOXES = """[...document.querySelector('#betting-result table.timeline tbody tr').children]
+  .map((c) => c.getBoundingClientRect()).map((r) => [Math.round(r.left), Math.round(r.top)])"""
+"""Where each cell of the timeline's first step sits: [left, top] in CSS pixels."""
+
+
+@pytest.mark.parametrize("lang", ["ru", "uk", "en"])
+def test_a_phone_reads_the_timeline_and_the_sheet_whole(
+    lang: str, chromium: str, open_server: LiveServer, axe_source: str
+) -> None:
+    """On a 390 px phone each step of the betting timeline is a block of its own that breaks no
+    word in two (a table of seven columns squeezed into the screen did: "торгів|ля"), the illegal
+    step still marked; from a tablet up it is the table. The dispute sheet's header cuts and
+    spills nothing: a request id wraps inside its cell, on the screen and in print."""
+    with browser(chromium) as cdp:
+        page = Page(cdp, open_server.url)
+        page.open()
+        page.language(lang)
+        page.view("betting")
+        page.select("act-1-type", "stake")
+        page.type("act-1-amount", "3")
+        page.click("#betting-form button[type=submit]")
+        page.wait("document.querySelector('#betting-result .illegal-box')")
+        timeline = "#betting-result table.timeline"
+        for width in (PHONE, TABLET, DESKTOP):
+            page.width(width)
+            assert page.broken_words(timeline) == [], f"words broken at {width} px"
+            assert page.sideways() <= 0, f"the timeline scrolls sideways at {width} px"
+            cells = page.eval(CELL_BOXES)
+            assert len(cells) == 7
+            if width == PHONE:
+                # A block: the step's number and action on its first line, its state below.
+                assert cells[0][1] == cells[1][1] < cells[2][1] <= cells[6][1], cells
+            else:
+                # The table: the seven cells of a step side by side, left to right.
+                assert len({top for _, top in cells}) == 1, cells
+                assert [left for left, _ in cells] == sorted(left for left, _ in cells), cells
+            illegal = page.eval(f"[...document.querySelectorAll('{timeline} tbody tr')]"
+                                ".map(r => [r.classList.contains('illegal'), "
+                                "getComputedStyle(r).backgroundColor])")  # fmt: skip
+            assert [marked for marked, _ in illegal] == [False, False, True]
+            assert illegal[2][1] not in (illegal[0][1], "rgba(0, 0, 0, 0)"), illegal
+        page.width(PHONE)
+        violations = page.axe_violations(axe_source)
+        assert violations == [], json.dumps(violations, ensure_ascii=False, indent=1)
+
+        page.view("sheet")
+        page.wait("document.querySelector('#sheet table.meta')")
+        header = "#sheet table.meta th, #sheet table.meta td, #sheet pre"
+        for media in ("", "print"):
+            cdp.send("Emulation.setEmulatedMedia", {"media": media})
+            page.width(PHONE)
+            assert page.overflowing(header) == [], f"cut at {PHONE} px ({media or 'screen'})"
+            assert page.sideways() <= 0
+        cdp.send("Emulation.setEmulatedMedia", {"media": ""})
+        assert unexpected_problems(cdp) == []
+
+
 def receipt_claims(receipt: str) -> dict[str, Any]:
     payload = receipt.split(".")[1]
     claims: dict[str, Any] = json.loads(
@@ -592,6 +649,10 @@ def test_the_sheet_shows_the_receipt_and_its_request_digest(
                        ".length]; })()")  # fmt: skip
         assert qr and qr[0] == "img" and qr[1] > 1000
         assert foreign_words(page.visible_text(), "ru", WORDS["ru"]["names"]) == []
+        # On a phone the request id, the digests and the receipt wrap inside their cells.
+        page.width(PHONE)
+        assert page.overflowing("#sheet th, #sheet td, #sheet pre") == []
+        assert page.sideways() <= 0
         assert unexpected_problems(cdp) == []
 
 

@@ -173,18 +173,32 @@ export function describeVerdict(body, payload, spoken) {
   return { title: t("betting.title"), lines, sections };
 }
 
+// The timeline's columns after the step's number: the class of their cells and their heading.
+const COLUMNS = [["action", "timeline.action"], ["phase", "timeline.phase"], ["pot", "timeline.pot"],
+  ["stake", "timeline.stake"], ["next", "timeline.next"], ["players", "timeline.players"]];
+
+/** The timeline: a table from a tablet up; on a phone the stylesheet stacks each step into a block
+ * of its own (its number and action, then "Stage: … · Pot: …", then who paid what), each value
+ * after its heading (data-label). The roles keep it a table for screen readers, whatever it looks
+ * like. */
+function timelineTable(steps) {
+  const rows = steps.map((step) => el("tr", { class: step.illegal ? "illegal" : "", role: "row" },
+    el("th", { scope: "row", role: "rowheader", class: step.index === 0 ? "step" : "step n",
+      text: step.index === 0 ? t("timeline.start") : String(step.index) }),
+    [step.action ? actionText(step.action) : t("timeline.antes"), ...stateCells(step.state)]
+      .map((text, i) => el("td", { class: COLUMNS[i][0], "data-label": t(COLUMNS[i][1]), role: "cell", text }))));
+  return el("table", { class: "timeline", role: "table" },
+    el("caption", { text: t("timeline.caption") }),
+    el("thead", { role: "rowgroup" }, el("tr", { role: "row" },
+      el("th", { scope: "col", role: "columnheader", text: "#" }),
+      COLUMNS.map(([, key]) => el("th", { scope: "col", role: "columnheader", text: t(key) })))),
+    el("tbody", { role: "rowgroup" }, rows));
+}
+
 export function render() {
   const box = clear($("betting-result"));
   if (!timeline) return;
-  const rows = timeline.steps.map((step) => el("tr", { class: step.illegal ? "illegal" : "" },
-    el("th", { scope: "row", text: step.index === 0 ? t("timeline.start") : String(step.index) }),
-    el("td", { text: step.action ? actionText(step.action) : t("timeline.antes") }),
-    ...stateCells(step.state).map((text) => el("td", { text }))));
-  box.append(el("table", { class: "timeline" },
-    el("caption", { text: t("timeline.caption") }),
-    el("thead", {}, el("tr", {}, ["#", "timeline.action", "timeline.phase", "timeline.pot", "timeline.stake", "timeline.next", "timeline.players"]
-      .map((key) => el("th", { scope: "col", text: key === "#" ? "#" : t(key) })))),
-    el("tbody", {}, rows)));
+  box.append(timelineTable(timeline.steps));
   const verdict = timeline.verdict;
   if (verdict && !verdict.valid) {
     const code = verdict.error.code;
