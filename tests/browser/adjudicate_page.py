@@ -15,8 +15,11 @@ from tests.api.chromium_cdp import Browser
 
 IMPACTS_REFUSED = ("serious", "critical")
 PHONE = 390
+SMALL_TABLET = 700
 TABLET = 768
 DESKTOP = 1100
+WIDTHS = (PHONE, SMALL_TABLET, TABLET, DESKTOP)
+"""The screens every view must read whole on: a phone, a small and a usual tablet, a desktop."""
 
 VISIBLE_TEXT = """(() => {
   const lang = document.documentElement.lang;
@@ -50,6 +53,7 @@ BROKEN_WORDS = """((selector) => {
   for (const root of document.querySelectorAll(selector)) {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.parentElement?.closest('pre, .mono')) continue;
       for (const m of n.textContent.matchAll(/[\\p{L}\\p{N}]+/gu)) {
         const range = document.createRange();
         range.setStart(n, m.index);
@@ -63,7 +67,8 @@ BROKEN_WORDS = """((selector) => {
   return out;
 })"""
 """The words (runs of letters and digits) under ``selector`` that a person sees split across
-lines: a word whose range lies on more than one line was broken inside it."""
+lines: a word whose range lies on more than one line was broken inside it. Code (``pre``,
+``.mono``: a digest, a receipt, the request as sent) is left out: it has no words to keep."""
 
 OVERFLOWING = """((selector) => [...document.querySelectorAll(selector)]
   .filter((cell) => cell.getClientRects().length && (cell.scrollWidth > cell.clientWidth
@@ -72,6 +77,30 @@ OVERFLOWING = """((selector) => [...document.querySelectorAll(selector)]
     + ` or right ${cell.getBoundingClientRect().right}`))"""
 """The elements matching ``selector`` whose content is wider than their box, or whose box passes
 the screen's right edge (cut or spilling)."""
+
+CUT_FIELDS = """((selector) => [...document.querySelectorAll(selector)]
+  .filter((field) => field.getClientRects().length).flatMap((field) => {
+    const has = field.getBoundingClientRect().width;
+    if (field.matches('select')) {
+      // The same select holding only its chosen option, as wide as it wants: the width its text
+      // needs, with the select's own padding, border and arrow.
+      const chosen = field.selectedOptions[0];
+      const probe = field.cloneNode(false);
+      probe.removeAttribute('id');
+      probe.append(chosen.cloneNode(true));
+      Object.assign(probe.style, {width: 'auto', minWidth: '0', maxWidth: 'none',
+        position: 'absolute', visibility: 'hidden'});
+      field.parentElement.append(probe);
+      const needed = probe.getBoundingClientRect().width;
+      probe.remove();
+      const text = chosen.textContent;
+      return needed > has + 1 ? [`${field.id} "${text}": needs ${needed}, has ${has}`] : [];
+    }
+    return field.scrollWidth > field.clientWidth + 1
+      ? [`${field.id} "${field.value}": ${field.scrollWidth} > ${field.clientWidth}`] : [];
+  }))"""
+"""The inputs and selects matching ``selector`` that cut off what they hold: an input whose value
+is wider than its box, a select too narrow for the text of its chosen option."""
 
 WORD = re.compile(r"[^\W\d_]+(?:[ʼ'’][^\W\d_]+)*")
 LATIN = re.compile(r"[A-Za-z]")
@@ -206,6 +235,10 @@ class Page:
     def overflowing(self, selector: str) -> list[str]:
         """The elements matching ``selector`` whose content is wider than their box."""
         return list(self.eval(f"{OVERFLOWING}({js(selector)})"))
+
+    def cut_fields(self, selector: str) -> list[str]:
+        """The inputs and selects matching ``selector`` that do not show their whole value."""
+        return list(self.eval(f"{CUT_FIELDS}({js(selector)})"))
 
     def visible_text(self) -> str:
         return str(self.eval(VISIBLE_TEXT))

@@ -20,7 +20,15 @@ import pytest
 
 from tests.api.api_support import LiveServer
 from tests.api.chromium_cdp import Browser, browser
-from tests.browser.adjudicate_page import DESKTOP, PHONE, TABLET, Page, foreign_words, js
+from tests.browser.adjudicate_page import (
+    DESKTOP,
+    PHONE,
+    TABLET,
+    WIDTHS,
+    Page,
+    foreign_words,
+    js,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -105,6 +113,7 @@ def assert_accessible(page: Page, axe: str, where: str) -> None:
 
 WORDS: dict[str, dict[str, Any]] = {
     "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique", "coronka": "Coronka of 3",
+           "double": "Double bezique",
            "three": "Three of a kind",
            "doubled": "trump, ×2", "wins": "wins", "odd": "odd chip goes to Ann",
            "stake_low": "a stake must be at least the current stake 5, not 3", "fold": "fold",
@@ -114,6 +123,7 @@ WORDS: dict[str, dict[str, Any]] = {
            "hand": ["KS", "qs", "J♠", "jc"], "odds": ["KH", "qh", "9♠", "10D"],
            "settle": [["K♠", "Q♠", "J♠", "J♣"], ["KH", "QH", "JH", "JD"]]},
     "ru": {"title": "Кварт-Безик: судейство", "bezique": "Безик", "coronka": "Коронка из 3",
+           "double": "Два безика",
            "three": "Тройка",
            "doubled": "козырь, ×2", "wins": "Выигрывает",
            "odd": "Лишняя фишка: Аня (среди равных по очкам",
@@ -124,6 +134,7 @@ WORDS: dict[str, dict[str, Any]] = {
            "hand": ["КП", "дп", "В♠", "вт"], "odds": ["КЧ", "дч", "9п", "10Б"],
            "settle": [["К♠", "Д♠", "В♠", "В♣"], ["КЧ", "дч", "ВЧ", "вб"]]},
     "uk": {"title": "Кварт-Безик: суддівство", "bezique": "Безик", "coronka": "Коронка з 3",
+           "double": "Подвійний безик",
            "three": "Трійка",
            "doubled": "козир, ×2", "wins": "Виграє",
            "odd": "Зайва фішка: Оксана (серед рівних за очками",
@@ -563,29 +574,109 @@ CELL_BOXES = """[...document.querySelector('#betting-result table.timeline tbody
   .map((c) => c.getBoundingClientRect()).map((r) => [Math.round(r.left), Math.round(r.top)])"""
 """Where each cell of the timeline's first step sits: [left, top] in CSS pixels."""
 
+READ_WHOLE = {
+    "hand": "#view-hand",
+    "showdown": "#view-showdown",
+    "betting": "#view-betting",
+    "settle": "#settle-h, #view-settle > .hint, #settle-form, #settle-result",
+    "odds": "#odds-h, #odds-form, #odds-result",
+    "sheet": "#view-sheet",
+}
+"""Where each view's words are, by the view's name in the navigation (odds share settle's)."""
+BOXES = ".result, .two > *, .breakdown-box, .card-inputs, #bet-actions tr"
+"""The boxes a verdict or a form row is laid out in: what they hold stays inside them (a table
+wider than a hand's box passes its frame, even when the page does not scroll sideways)."""
+
+
+def read_whole(page: Page, view: str) -> list[str]:
+    """At each of the widths: the words of ``view`` split inside a word, the page scrolling
+    sideways, and a verdict's or an action's box that its content spills out of, one line each
+    (returned, so one width's fault does not hide the rest)."""
+    found = []
+    page.view("settle" if view == "odds" else view)
+    for width in WIDTHS:
+        page.width(width)
+        broken = page.broken_words(READ_WHOLE[view])
+        if broken:
+            found.append(f"{view} at {width} px breaks {sorted(set(broken))}")
+        if page.sideways() > 0:
+            found.append(f"{view} at {width} px scrolls sideways by {page.sideways()} px")
+        spilling = page.overflowing(BOXES)
+        if spilling:
+            found.append(f"{view} at {width} px spills out of its box: {spilling}")
+    page.width(DESKTOP)
+    return found
+
 
 @pytest.mark.parametrize("lang", ["ru", "uk", "en"])
-def test_a_phone_reads_the_timeline_and_the_sheet_whole(
+def test_a_phone_and_a_tablet_read_every_view_whole(
     lang: str, chromium: str, open_server: LiveServer, axe_source: str
 ) -> None:
-    """On a 390 px phone each step of the betting timeline is a block of its own that breaks no
-    word in two (a table of seven columns squeezed into the screen did: "торгів|ля"), the illegal
-    step still marked; from a tablet up it is the table. The dispute sheet's header cuts and
-    spills nothing: a request id wraps inside its cell, on the screen and in print."""
+    """At 390, 700, 768 and 1100 px no view breaks a word in two ("Ко|ронка", "Подвій|ний") nor
+    scrolls sideways: a hand's breakdown, a showdown's two (long combination names, a trump's
+    badge), the betting form and its timeline, a settlement with its hands, the odds, the sheet.
+    On a phone each step of the betting timeline is a block of its own, the illegal step still
+    marked, and each action row of the form shows the whole of its player's name and its action
+    (a table of four columns squeezed into the screen cut them: "Оксан", "ставит"); from a tablet
+    up both are tables. The dispute sheet's header cuts and spills nothing: a request id wraps
+    inside its cell, on the screen and in print."""
+    names: tuple[str, ...] = WORDS[lang]["names"]
+    found: list[str] = []
     with browser(chromium) as cdp:
         page = Page(cdp, open_server.url)
         page.open()
         page.language(lang)
+
+        # A hand with a doubled coronka and a bezique.
+        page.cards("hand", WORDS[lang]["hand"])
+        page.select("hand-trump", "S")
+        page.click("#hand-form button[type=submit]")
+        page.wait("document.querySelector('#hand-result .badge')")
+        found += read_whole(page, "hand")
+
+        # Two hands with the longest names: a double bezique, a doubled coronka of three.
+        page.view("showdown")
+        page.cards("sd0", ["QS", "QS", "JC", "JC"])
+        page.cards("sd1", ["KS", "QS", "JS", "JC"])
+        page.select("showdown-trump", "S")
+        page.click("#showdown-form button[type=submit]")
+        page.wait("document.querySelectorAll('#showdown-result table.breakdown').length === 2")
+        assert page.eval("document.querySelector('#showdown-result tr.mark-1 td:nth-child(2)')"
+                         ".textContent") == WORDS[lang]["double"]  # fmt: skip
+        found += read_whole(page, "showdown")
+
+        # The example round settled (two hands shown), and the odds of a hand.
+        page.view("settle")
+        settle_now(page)
+        assert page.eval("document.querySelectorAll('#settle-result table.breakdown').length") == 2
+        page.click("#odds-form button[type=submit]")
+        page.wait("document.querySelector('#odds-result .bar')")
+        found += read_whole(page, "settle") + read_whole(page, "odds")
+
+        # The betting form, then its timeline with an illegal step.
         page.view("betting")
+        fields = "#bet-actions [data-field=player], #bet-actions [data-field=type]"
+        assert page.eval(f"document.querySelectorAll({js(fields)}).length") == 6
+        assert page.eval("document.getElementById('act-0-player').value") == names[0]
+        for width in WIDTHS:
+            page.width(width)
+            cut = page.cut_fields(fields)
+            if cut:
+                found.append(f"action rows at {width} px cut {cut}")
+        page.width(PHONE)
+        # Every action the select offers fits it, not only the example's.
+        for action in ("stake", "fold", "top_up", "open"):
+            page.select("act-2-type", action)
+            found += [f"at {PHONE} px: {cut}" for cut in page.cut_fields("#act-2-type")]
+        page.select("act-2-type", "open")
         page.select("act-1-type", "stake")
         page.type("act-1-amount", "3")
         page.click("#betting-form button[type=submit]")
         page.wait("document.querySelector('#betting-result .illegal-box')")
+        found += read_whole(page, "betting")
         timeline = "#betting-result table.timeline"
-        for width in (PHONE, TABLET, DESKTOP):
+        for width in WIDTHS:
             page.width(width)
-            assert page.broken_words(timeline) == [], f"words broken at {width} px"
-            assert page.sideways() <= 0, f"the timeline scrolls sideways at {width} px"
             cells = page.eval(CELL_BOXES)
             assert len(cells) == 7
             if width == PHONE:
@@ -606,6 +697,7 @@ def test_a_phone_reads_the_timeline_and_the_sheet_whole(
 
         page.view("sheet")
         page.wait("document.querySelector('#sheet table.meta')")
+        found += read_whole(page, "sheet")
         header = "#sheet table.meta th, #sheet table.meta td, #sheet pre"
         for media in ("", "print"):
             cdp.send("Emulation.setEmulatedMedia", {"media": media})
@@ -614,6 +706,7 @@ def test_a_phone_reads_the_timeline_and_the_sheet_whole(
             assert page.sideways() <= 0
         cdp.send("Emulation.setEmulatedMedia", {"media": ""})
         assert unexpected_problems(cdp) == []
+    assert found == [], "\n".join(found)
 
 
 def receipt_claims(receipt: str) -> dict[str, Any]:
