@@ -123,7 +123,7 @@ def test_sigterm_drains_then_a_second_one_stops(server: Server) -> None:
         kept = server.connect()
     status, connection, body = answer  # on the kept-alive connection, still served
     assert (status, connection) == (503, "close")
-    assert json.loads(body)["detail"] == "shutting down"
+    assert json.loads(body)["detail"] == "the service is shutting down"
     kept.close()
     assert ask(server, "/healthz")[:2] == (200, "close")  # a new connection is still accepted
 
