@@ -112,7 +112,7 @@ def assert_accessible(page: Page, axe: str, where: str) -> None:
 
 
 WORDS: dict[str, dict[str, Any]] = {
-    "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique", "coronka": "Coronka of 3",
+    "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique", "coronka": "Coronka of\u00a03",
            "double": "Double bezique",
            "three": "Three of a kind",
            "doubled": "trump, ×2", "wins": "wins", "odd": "odd chip goes to Ann",
@@ -122,7 +122,7 @@ WORDS: dict[str, dict[str, Any]] = {
            "names": ("Ann", "Bob", "Dan"), "grid": ["A♥", "A♥", "A♦", "9♣"],
            "hand": ["KS", "qs", "J♠", "jc"], "odds": ["KH", "qh", "9♠", "10D"],
            "settle": [["K♠", "Q♠", "J♠", "J♣"], ["KH", "QH", "JH", "JD"]]},
-    "ru": {"title": "Кварт-Безик: судейство", "bezique": "Безик", "coronka": "Коронка из 3",
+    "ru": {"title": "Кварт-Безик: судейство", "bezique": "Безик", "coronka": "Коронка из\u00a03",
            "double": "Два безика",
            "three": "Тройка",
            "doubled": "козырь, ×2", "wins": "Выигрывает",
@@ -133,7 +133,7 @@ WORDS: dict[str, dict[str, Any]] = {
            "names": ("Аня", "Боря", "Дима"), "grid": ["Т♥", "Т♥", "Т♦", "9♣"],
            "hand": ["КП", "дп", "В♠", "вт"], "odds": ["КЧ", "дч", "9п", "10Б"],
            "settle": [["К♠", "Д♠", "В♠", "В♣"], ["КЧ", "дч", "ВЧ", "вб"]]},
-    "uk": {"title": "Кварт-Безик: суддівство", "bezique": "Безик", "coronka": "Коронка з 3",
+    "uk": {"title": "Кварт-Безик: суддівство", "bezique": "Безик", "coronka": "Коронка з\u00a03",
            "double": "Подвійний безик",
            "three": "Трійка",
            "doubled": "козир, ×2", "wins": "Виграє",
