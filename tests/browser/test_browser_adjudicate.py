@@ -112,7 +112,8 @@ def assert_accessible(page: Page, axe: str, where: str) -> None:
 
 
 WORDS: dict[str, dict[str, Any]] = {
-    "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique", "coronka": "Coronka of\u00a03",
+    "en": {"title": "Quart-Bezique adjudication", "bezique": "Bezique",
+           "coronka": "Coronka of\u00a03",
            "double": "Double bezique",
            "three": "Three of a kind",
            "doubled": "trump, ×2", "wins": "wins", "odd": "odd chip goes to Ann",
