@@ -91,33 +91,30 @@ def _field(field: fields.Field[Any]) -> None:
             validator.choices_text = ", ".join(f'"{choice}"' for choice in validator.choices)
 
 
+_LENGTH_WORDS: Final[Mapping[bool, tuple[Message, Message, Message, Message]]] = {
+    True: (
+        NP_("must have {min} to {max} character", "must have {min} to {max} characters", "max"),
+        NP_("must have at least {min} character", "must have at least {min} characters", "min"),
+        NP_("must have at most {max} character", "must have at most {max} characters", "max"),
+        NP_("must have exactly {equal} character", "must have exactly {equal} characters", "equal"),
+    ),
+    False: (
+        NP_("must hold {min} to {max} item", "must hold {min} to {max} items", "max"),
+        NP_("must hold at least {min} item", "must hold at least {min} items", "min"),
+        NP_("must hold at most {max} item", "must hold at most {max} items", "max"),
+        NP_("must hold exactly {equal} item", "must hold exactly {equal} items", "equal"),
+    ),
+}
+"""A length's words, for text (characters) and for a list (items): between, at least, at most,
+exactly."""
+
+
 def _length(validator: validate.Length, is_text: bool) -> None:
-    if is_text:
-        validator.message_all = NP_(
-            "must have {min} to {max} character", "must have {min} to {max} characters", "max"
-        ).coded("WRONG_LENGTH")
-        validator.message_min = NP_(
-            "must have at least {min} character", "must have at least {min} characters", "min"
-        ).coded("TOO_SHORT")
-        validator.message_max = NP_(
-            "must have at most {max} character", "must have at most {max} characters", "max"
-        ).coded("TOO_LONG")
-        validator.message_equal = NP_(
-            "must have exactly {equal} character", "must have exactly {equal} characters", "equal"
-        ).coded("WRONG_LENGTH")
-        return
-    validator.message_all = NP_(
-        "must hold {min} to {max} item", "must hold {min} to {max} items", "max"
-    ).coded("WRONG_LENGTH")
-    validator.message_min = NP_(
-        "must hold at least {min} item", "must hold at least {min} items", "min"
-    ).coded("TOO_SHORT")
-    validator.message_max = NP_(
-        "must hold at most {max} item", "must hold at most {max} items", "max"
-    ).coded("TOO_LONG")
-    validator.message_equal = NP_(
-        "must hold exactly {equal} item", "must hold exactly {equal} items", "equal"
-    ).coded("WRONG_LENGTH")
+    between, least, most, exactly = _LENGTH_WORDS[is_text]
+    validator.message_all = between.coded("WRONG_LENGTH")
+    validator.message_min = least.coded("TOO_SHORT")
+    validator.message_max = most.coded("TOO_LONG")
+    validator.message_equal = exactly.coded("WRONG_LENGTH")
 
 
 class _EitherBound(Message):
