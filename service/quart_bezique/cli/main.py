@@ -241,8 +241,12 @@ def parsing_in(language: str) -> Iterator[None]:
             os.environ["LANGUAGE"] = wanted
 
 
-def _run(args: argparse.Namespace) -> Outcome | bytes:
-    voice = human.Voice(translations(args.lang), args.lang != ENGLISH)
+def _voice(language: str) -> human.Voice:
+    """``language``'s catalog, and whether its tables write cards with Russian letters."""
+    return human.Voice(translations(language), language != ENGLISH)
+
+
+def _run(args: argparse.Namespace, voice: human.Voice) -> Outcome | bytes:
     match args.command:
         case "score":
             return verdicts.score(_cards(args.cards, args.lang), args.trump, voice)
@@ -295,14 +299,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the return value is the exit status (``ExitCode``)."""
     words = sys.argv[1:] if argv is None else argv
     language = _language(words)
-    voice = human.Voice(translations(language), language != ENGLISH)
+    voice = _voice(language)
     try:
         with parsing_in(language):
             args = _parser(voice).parse_args(words)
     except SystemExit as exit:  # argparse: --help (0) or a usage error (2)
         return exit.code if isinstance(exit.code, int) else ExitCode.INPUT_ERROR
     try:
-        outcome = _run(args)
+        outcome = _run(args, voice if args.lang == language else _voice(args.lang))
     except CliError as error:
         if args.json:
             _write(orjson.dumps(error.document_in(args.lang)) + b"\n")
