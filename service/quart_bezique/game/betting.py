@@ -12,6 +12,7 @@ stable ``ReasonCode``). Where rules 9.1 to 9.8 are silent, this module follows d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -19,6 +20,7 @@ from typing import Final, TypeGuard
 
 from .errors import PathElement, RulesError
 from .messages import N_, NP_, Message
+from .ruleset import CLASSIC, Ruleset, resolve_ruleset
 
 __all__ = [
     "MAX_MONEY",
@@ -291,6 +293,9 @@ class BettingResult:
     trace: tuple[BettingState, ...] | None = None
     """When asked for: the state after each accepted action, in order (one per action if valid;
     as many as were accepted before ``error`` otherwise). The timeline of the round."""
+    ruleset: Ruleset = CLASSIC
+    """The ruleset the verdict names. No switch changes betting (docs/rules.md §13): every
+    ruleset judges the same actions alike, and the verdict says which one the caller asked for."""
 
 
 # --- parsing actions -------------------------------------------------------------------------
@@ -773,6 +778,7 @@ def validate_betting(
     maximum_stake: int | None = None,
     *,
     trace: bool = False,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> BettingResult:
     """Section 9 end to end: refuse malformed input, then judge the actions as a verdict
     (``trace``: with the state after each accepted action, ``BettingResult.trace``).
@@ -781,8 +787,10 @@ def validate_betting(
     checked, to its kind (``_KINDS``: its check and apply), the actions are replayed as plain
     tuples on a slotted table, and the frozen snapshot is built once, after the last action or
     just before the first illegal one (``BettingResult.state``)."""
+    rules = resolve_ruleset(ruleset)
     setup = BettingSetup.create(players, dealer, ante, minimum_stake, maximum_stake)
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
         raise SetupError(N_("the actions must be a list"), code="INVALID_ACTION", path=("actions",))
     moves = [_parse(raw, index) for index, raw in enumerate(actions)]  # all shapes first
-    return _replay(setup, moves, trace=trace)
+    result = _replay(setup, moves, trace=trace)
+    return result if rules is CLASSIC else dataclasses.replace(result, ruleset=rules)

@@ -16,6 +16,7 @@ import itertools
 import math
 import operator
 import random
+import threading
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -24,7 +25,16 @@ from typing import Final
 from .cards import CARDS, COPIES_IN_SHOE, HAND_SIZE, Card, Suit, parse_card, parse_suit
 from .errors import RulesError
 from .messages import N_
-from .scoring import CARD_WEIGHT, TRUMP_SETTINGS, ScoreTable, parse_hand, table
+from .ruleset import CLASSIC, Ruleset, ScoringRules, resolve_ruleset
+from .scoring import (
+    BUILT_TABLES_KEPT,
+    CARD_WEIGHT,
+    CLASSIC_SCORING,
+    TRUMP_SETTINGS,
+    ScoreTable,
+    parse_hand,
+    table,
+)
 from .showdown import ShoeError
 from .tables import ODDS, TableError, load, pack, unpack
 
@@ -121,6 +131,8 @@ class Odds:
     samples: int | None = None
     seed: int | None = None
     standard_error: float | None = None
+    ruleset: Ruleset = CLASSIC
+    """The ruleset the hands were scored under (docs/rules.md §13)."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -425,15 +437,28 @@ def load_models() -> dict[Suit | None, _Model]:
 
 
 _MODELS: dict[Suit | None, _Model] = {}
+_BUILT_MODELS: dict[ScoringRules, dict[Suit | None, _Model]] = {}
+"""Other scoring readings' models, least recently used first, as many as their score tables."""
+_BUILDING: Final = threading.Lock()
 
 
-def _model(trump: Suit | None) -> _Model:
-    """One trump setting's model; all five are loaded together on first use and kept."""
-    found = _MODELS.get(trump)
-    if found is None:
-        _MODELS.update(load_models())
-        found = _MODELS[trump]
-    return found
+def _model(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> _Model:
+    """One trump setting's model: ``classic/1``'s five are loaded together on first use and
+    kept; another reading's are built from its score tables (docs/rules.md §13) on first use."""
+    if rules == CLASSIC_SCORING:
+        found = _MODELS.get(trump)
+        if found is None:
+            _MODELS.update(load_models())
+            found = _MODELS[trump]
+        return found
+    with _BUILDING:
+        built = _BUILT_MODELS.pop(rules, None)
+        if built is None:
+            built = build_models({t: table(t, rules) for t in TRUMP_SETTINGS})
+            while len(_BUILT_MODELS) >= BUILT_TABLES_KEPT:
+                del _BUILT_MODELS[next(iter(_BUILT_MODELS))]
+        _BUILT_MODELS[rules] = built
+        return built[trump]
 
 
 def ensure_odds_tables() -> None:
@@ -494,10 +519,12 @@ def _by_enumeration(model: _Model, left: Sequence[int]) -> list[int]:
 
 
 @functools.lru_cache(maxsize=8192)
-def _opponent_counts(trump: Suit | None, removed: tuple[int, ...]) -> tuple[int, ...]:
+def _opponent_counts(
+    trump: Suit | None, removed: tuple[int, ...], rules: ScoringRules = CLASSIC_SCORING
+) -> tuple[int, ...]:
     """One opponent's physical hands by score, ``removed[c]`` copies of each card c being out of
     the shoe. Exact either way; the method is chosen by cost only."""
-    model = _model(trump)
+    model = _model(trump, rules)
     if sum(removed) <= _EXCLUSION_LIMIT:
         return tuple(_by_exclusion(model, removed))
     return tuple(_by_enumeration(model, [COPIES_IN_SHOE - d for d in removed]))
@@ -509,11 +536,13 @@ def _opponent_counts(trump: Suit | None, removed: tuple[int, ...]) -> tuple[int,
 
 
 @functools.lru_cache(maxsize=24)
-def _threshold_tables(trump: Suit | None, score: int) -> tuple[list[int], list[int], list[int]]:
+def _threshold_tables(
+    trump: Suit | None, score: int, rules: ScoringRules = CLASSIC_SCORING
+) -> tuple[list[int], list[int], list[int]]:
     """For one threshold: each score's value (1 in the low field if below ``score``, 1 in the
     high field if not above it), and for every three-card multiset x, ``sum_c (6 - x_c)
     value(x + c)`` (its completions in a full shoe) and ``sum_c x_c value(x + c)``."""
-    model = _model(trump)
+    model = _model(trump, rules)
     value = [int(s < score) + (int(s <= score) << _PAIR_BITS) for s in range(model.levels)]
     get = value.__getitem__
     total = [0] * len(model.columns[0])
@@ -529,17 +558,22 @@ def _threshold_tables(trump: Suit | None, score: int) -> tuple[list[int], list[i
 
 @functools.lru_cache(maxsize=1024)
 def _pair_counts(
-    trump: Suit | None, removed: tuple[int, ...], score: int, below: int, not_above: int
+    trump: Suit | None,
+    removed: tuple[int, ...],
+    score: int,
+    below: int,
+    not_above: int,
+    rules: ScoringRules = CLASSIC_SCORING,
 ) -> tuple[int, int]:
     """Ordered pairs of disjoint opponent hands from the remaining shoe that both score below
     ``score``, and that both score at most ``score``. ``below`` and ``not_above`` are the single
     hands of each kind. Both thresholds ride in one integer: a(x) holds its two counts at bits 0
     and 128, so a(x)^2 holds their squares at bits 0 and 256 and twice their product at bit 128;
     every field's final value is a count below 2^50, so none spills into the next."""
-    model = _model(trump)
+    model = _model(trump, rules)
     lattice = _lattice()
     mul = operator.mul
-    value, full, own = _threshold_tables(trump, score)
+    value, full, own = _threshold_tables(trump, score, rules)
     left = [COPIES_IN_SHOE - d for d in removed]
     factors = _factor_table(left)
     get = factors.__getitem__
@@ -632,6 +666,11 @@ class _Request:
     removed: tuple[int, ...]
     remaining: int
     score: int
+    ruleset: Ruleset
+
+    @property
+    def rules(self) -> ScoringRules:
+        return self.ruleset.scoring
 
 
 def _parse_request(
@@ -639,7 +678,9 @@ def _parse_request(
     trump: Suit | str | None,
     seen: Sequence[Card | str] | None,
     opponents: object,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> _Request:
+    rules = resolve_ruleset(ruleset)
     try:
         trump_suit = parse_suit(trump)
     except RulesError as error:
@@ -700,8 +741,8 @@ def _parse_request(
             path=["seen"],
         )
     ordered = tuple(sorted(hand, key=lambda c: c.index))
-    score = table(trump_suit).scores[sum(CARD_WEIGHT[c.index] for c in hand)]
-    return _Request(ordered, trump_suit, tuple(removed), remaining, score)
+    score = table(trump_suit, rules.scoring).scores[sum(CARD_WEIGHT[c.index] for c in hand)]
+    return _Request(ordered, trump_suit, tuple(removed), remaining, score, rules)
 
 
 def _check_sampling(samples: object, seed: object) -> tuple[int, int]:
@@ -730,6 +771,7 @@ def hand_odds(
     *,
     samples: int = DEFAULT_SAMPLES,
     seed: int = DEFAULT_SEED,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> Odds:
     """The hand's odds at showdown against ``opponents`` hands dealt from the rest of the shoe.
 
@@ -766,20 +808,22 @@ def hand_odds(
     (``SHOE_EXCEEDED``) at the first seen card over the limit; a remaining shoe too small to deal
     every opponent raises ``OddsError`` ``SHOE_TOO_SMALL`` at ``("seen",)``.
     """
-    request = _parse_request(cards, trump, seen, opponents)
+    request = _parse_request(cards, trump, seen, opponents, ruleset)
     samples, seed = _check_sampling(samples, seed)
     if opponents > EXACT_OPPONENTS:
         return _estimate(request, opponents, samples, seed)
-    model = _model(request.trump)
+    model = _model(request.trump, request.rules)
     score = request.score
-    counts = _opponent_counts(request.trump, request.removed)
+    counts = _opponent_counts(request.trump, request.removed, request.rules)
     below = sum(counts[:score])
     not_above = below + counts[score]
     total = math.comb(request.remaining, HAND_SIZE)
     if opponents == 1:
         wins = below
     else:
-        wins, not_above = _pair_counts(request.trump, request.removed, score, below, not_above)
+        wins, not_above = _pair_counts(
+            request.trump, request.removed, score, below, not_above, request.rules
+        )
         total *= math.comb(request.remaining - HAND_SIZE, HAND_SIZE)
     ties, losses = not_above - wins, total - not_above
     return Odds(
@@ -797,11 +841,12 @@ def hand_odds(
         ties=ties,
         losses=losses,
         total=total,
+        ruleset=request.ruleset,
     )
 
 
 def _estimate(request: _Request, opponents: int, samples: int, seed: int) -> Odds:
-    model = _model(request.trump)
+    model = _model(request.trump, request.rules)
     pool = [
         CARD_WEIGHT[c] for c, d in enumerate(request.removed) for _ in range(COPIES_IN_SHOE - d)
     ]
@@ -822,6 +867,7 @@ def _estimate(request: _Request, opponents: int, samples: int, seed: int) -> Odd
         samples=samples,
         seed=seed,
         standard_error=error,
+        ruleset=request.ruleset,
     )
 
 
@@ -833,9 +879,10 @@ def sample_odds(
     *,
     samples: int = DEFAULT_SAMPLES,
     seed: int = DEFAULT_SEED,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> Odds:
     """The Monte Carlo estimate ``hand_odds`` gives for three opponents, for any number of them:
     lets the estimator be checked against the exact answers, and callers trade accuracy for time."""
-    request = _parse_request(cards, trump, seen, opponents)
+    request = _parse_request(cards, trump, seen, opponents, ruleset)
     samples, seed = _check_sampling(samples, seed)
     return _estimate(request, opponents, samples, seed)

@@ -1,11 +1,236 @@
-"""The identity of the rules this core implements (docs/rules.md, "Conventions of this page").
+"""Rulesets: which reading of the rules a verdict follows (docs/rules.md "Conventions", §13).
 
-Every answer that depends on the rules names this identifier, so a stored verdict can always be tied
-to the exact reading that produced it. Bump the version whenever any rule's outcome changes.
+The sources leave points open that real tables settle differently. Each such point is a *switch*
+with a fixed set of values; a ``Ruleset`` is one value per switch. Presets are named, versioned
+rulesets (``classic/1`` is the default and the reading of §1-§12); a custom ruleset is a preset
+with some switches changed. Every verdict names its ruleset by ``Ruleset.id``, which depends only
+on the switch values (never on how the caller spelled them), and by ``Ruleset.digest``, so a
+stored verdict always points at the exact reading that produced it. The engine is one: scoring,
+showdown, settlement and odds read the switches, nothing is copied per ruleset.
 """
 
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Final
+
+from .errors import PathElement, RulesError
+from .messages import N_
 
 RULESET_NAME: Final = "classic"
 RULESET_VERSION: Final = 1
 RULESET: Final = f"{RULESET_NAME}/{RULESET_VERSION}"
+"""The default ruleset's id. Bump the version whenever any rule's outcome under it changes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """One open point of the rules: its values (the first is ``classic/1``'s) and where
+    docs/rules.md states it."""
+
+    name: str
+    values: tuple[int | str, ...]
+    anchor: str
+    scoring: bool
+    """Whether the switch changes what a hand scores (and so needs its own score tables)."""
+
+
+SWITCHES: Final[tuple[Switch, ...]] = (
+    Switch("three_aces", (6, 0), "s13-1", scoring=True),
+    Switch("coronka", ("consecutive", "from_king"), "s13-2", scoring=True),
+    Switch("trump_doubles", ("pure_trump", "any_trump_card"), "s13-3", scoring=True),
+    Switch("tie", ("split", "carry"), "s13-4", scoring=False),
+)
+SWITCH_BY_NAME: Final = {switch.name: switch for switch in SWITCHES}
+
+
+class RulesetError(RulesError):
+    """A ruleset that cannot be resolved. Codes: INVALID_RULESET, UNKNOWN_RULESET,
+    UNKNOWN_SWITCH, INVALID_SWITCH_VALUE."""
+
+    code = "INVALID_RULESET"
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringRules:
+    """The switches a hand's score depends on: the key of the score and odds tables, so rulesets
+    that differ only in how a pot is paid share their tables."""
+
+    three_aces: int = 6
+    coronka: str = "consecutive"
+    trump_doubles: str = "pure_trump"
+
+
+@dataclass(frozen=True, slots=True)
+class Ruleset:
+    """One value per switch (``SWITCHES``); the defaults are ``classic/1``."""
+
+    three_aces: int = 6
+    coronka: str = "consecutive"
+    trump_doubles: str = "pure_trump"
+    tie: str = "split"
+
+    def __post_init__(self) -> None:
+        for name, value in self.switches().items():
+            if value not in SWITCH_BY_NAME[name].values or isinstance(value, bool):
+                raise _invalid_value(name, value, ())
+
+    def switches(self) -> dict[str, int | str]:
+        """Switch name to value, in ``SWITCHES`` order."""
+        return {switch.name: getattr(self, switch.name) for switch in SWITCHES}
+
+    @property
+    def scoring(self) -> ScoringRules:
+        return ScoringRules(self.three_aces, self.coronka, self.trump_doubles)
+
+    @property
+    def id(self) -> str:
+        """The canonical id: a preset's name, or ``classic/1:`` and the switches that differ
+        from it, sorted by name (``classic/1:coronka=from_king,tie=carry``)."""
+        return _ID_OF.get(self) or _custom_id(self)
+
+    @property
+    def digest(self) -> str:
+        """SHA-256 (hex) of the switch values as canonical JSON (keys sorted, no spaces)."""
+        return _digest(self)
+
+    @property
+    def preset(self) -> str | None:
+        """The preset with exactly these values, if any."""
+        return _ID_OF.get(self)
+
+
+CLASSIC: Final = Ruleset()
+LITERAL: Final = Ruleset(
+    three_aces=0, coronka="from_king", trump_doubles="any_trump_card", tie="carry"
+)
+PRESETS: Final[dict[str, Ruleset]] = {RULESET: CLASSIC, "literal/1": LITERAL}
+"""Named rulesets, docs/rules.md §13.5. A preset's values never change: a changed reading is a new
+version (``literal/2``), so an old verdict's id still means what it meant."""
+_ID_OF: Final = {ruleset: name for name, ruleset in PRESETS.items()}
+
+
+def _custom_id(ruleset: Ruleset) -> str:
+    base = CLASSIC.switches()
+    changed = sorted((k, v) for k, v in ruleset.switches().items() if base[k] != v)
+    return RULESET + ":" + ",".join(f"{k}={v}" for k, v in changed)
+
+
+_DIGESTS: dict[Ruleset, str] = {}
+
+
+def _digest(ruleset: Ruleset) -> str:
+    found = _DIGESTS.get(ruleset)
+    if found is None:
+        canonical = json.dumps(ruleset.switches(), sort_keys=True, separators=(",", ":"))
+        found = _DIGESTS[ruleset] = hashlib.sha256(canonical.encode("ascii")).hexdigest()
+    return found
+
+
+def _invalid_value(name: str, value: object, path: tuple[PathElement, ...]) -> RulesetError:
+    choices = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in _values(name))
+    return RulesetError(
+        N_("the switch {switch} takes one of {choices}, not {value}").format(
+            switch=name, choices=choices, value=_shown(value)
+        ),
+        code="INVALID_SWITCH_VALUE",
+        path=(*path, name),
+    )
+
+
+def _values(name: str) -> tuple[int | str, ...]:
+    return SWITCH_BY_NAME[name].values
+
+
+def _shown(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False) if _is_json(value) else type(value).__name__
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _is_json(value: object) -> bool:
+    return value is None or isinstance(value, str | int | float | bool | list | dict)
+
+
+def _preset(name: object, path: tuple[PathElement, ...]) -> Ruleset:
+    if not isinstance(name, str):
+        raise RulesetError(
+            N_("a ruleset is a preset's name or an object of switches"),
+            code="INVALID_RULESET",
+            path=path,
+        )
+    found = PRESETS.get(name)
+    if found is not None:
+        return found
+    if ":" in name:
+        return _from_id(name, path)
+    raise RulesetError(
+        N_("there is no ruleset {name}; the presets are {presets}").format(
+            name=_shown(name), presets=", ".join(PRESETS)
+        ),
+        code="UNKNOWN_RULESET",
+        path=path,
+    )
+
+
+def _from_id(text: str, path: tuple[PathElement, ...]) -> Ruleset:
+    """A custom ruleset's canonical id read back (``base:switch=value,…``), so the id a receipt
+    names can be sent again as it is."""
+    base, _, rest = text.partition(":")
+    values: dict[str, object] = {}
+    for item in rest.split(","):
+        name, equals, value = item.partition("=")
+        if not equals or name in values:
+            raise RulesetError(
+                N_("{text} is not a ruleset id: write base:switch=value,switch=value").format(
+                    text=_shown(text)
+                ),
+                code="UNKNOWN_RULESET",
+                path=path,
+            )
+        values[name] = int(value) if value.isdigit() and value.isascii() else value
+    return _combined(_preset(base, path), values, path)
+
+
+def _combined(
+    base: Ruleset, values: Mapping[str, object], path: tuple[PathElement, ...]
+) -> Ruleset:
+    changes: dict[str, int | str] = {}
+    for name, value in values.items():
+        if name not in SWITCH_BY_NAME:
+            raise RulesetError(
+                N_("there is no switch {switch}; the switches are {switches}").format(
+                    switch=_shown(name), switches=", ".join(SWITCH_BY_NAME)
+                ),
+                code="UNKNOWN_SWITCH",
+                path=(*path, name),
+            )
+        if isinstance(value, bool) or value not in _values(name):
+            raise _invalid_value(name, value, path)
+        assert isinstance(value, int | str)
+        changes[name] = value
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def resolve_ruleset(
+    spec: Ruleset | str | Mapping[str, object] | None,
+    path: tuple[PathElement, ...] = ("ruleset",),
+) -> Ruleset:
+    """A ruleset from what a caller may write (docs/rules.md §13.6): nothing (``classic/1``), a
+    ``Ruleset``, a preset's name or a canonical id, or ``{"base": preset, switch: value, …}``
+    (``base`` defaults to ``classic/1``). Refusals point into ``spec`` under ``path``."""
+    if spec is None:
+        return CLASSIC
+    if isinstance(spec, Ruleset):
+        return spec
+    if isinstance(spec, Mapping):
+        switches = {k: v for k, v in spec.items() if k != "base"}
+        if not all(isinstance(k, str) for k in switches):
+            raise RulesetError(
+                N_("a ruleset's switches are named by strings"), code="INVALID_RULESET", path=path
+            )
+        base = _preset(spec.get("base", RULESET), (*path, "base"))
+        return _combined(base, switches, path)
+    return _preset(spec, path)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
+import threading
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +34,10 @@ from .cards import (
 )
 from .errors import RulesError
 from .messages import N_
+from .ruleset import CLASSIC, Ruleset, ScoringRules, resolve_ruleset
 from .tables import SCORES, TableError, load, pack, unpack
+
+CLASSIC_SCORING: Final = CLASSIC.scoring
 
 
 class CombinationType(StrEnum):
@@ -94,6 +98,7 @@ class HandScore:
     score: int
     combinations: tuple[Combination, ...]
     loose: tuple[LooseCard, ...]
+    ruleset: Ruleset = CLASSIC
 
 
 class HandError(RulesError):
@@ -111,10 +116,20 @@ def _card_order(c: Card) -> int:
     return c.index
 
 
-def _is_consecutive_one_suit(cards: Sequence[Card]) -> bool:
-    """Coronka shape: one suit, distinct ranks forming a run of 9 10 J Q K A (no wrap)."""
+_FROM_KING: Final = (
+    frozenset({Rank.KING, Rank.QUEEN, Rank.JACK}),
+    frozenset({Rank.KING, Rank.QUEEN, Rank.JACK, Rank.TEN}),
+)
+"""The coronkas of switch ``coronka=from_king`` (docs/rules.md §13.2): the source's two examples."""
+
+
+def _is_coronka(cards: Sequence[Card], coronka: str) -> bool:
+    """Coronka shape (rule 4.6, switch §13.2): one suit, distinct ranks forming a run of
+    9 10 J Q K A (no wrap); under ``from_king`` only K-Q-J and K-Q-J-10."""
     if len({c.suit for c in cards}) != 1:
         return False
+    if coronka == "from_king":
+        return len({c.rank for c in cards}) == len(cards) and {c.rank for c in cards} in _FROM_KING
     ranks = sorted(c.rank.index for c in cards)
     return all(b == a + 1 for a, b in itertools.pairwise(ranks))
 
@@ -129,7 +144,9 @@ def _same_colour_queen_jack(q: Card, j: Card) -> bool:
 
 
 @functools.cache
-def combination_type(cards: tuple[Card, ...]) -> CombinationType | None:
+def combination_type(
+    cards: tuple[Card, ...], coronka: str = CLASSIC.coronka
+) -> CombinationType | None:
     """Which section 4 combination these cards form by themselves, if any (four of a kind aside).
 
     Cached because the whole hand space asks about the same few hundred card groups again and again.
@@ -143,14 +160,14 @@ def combination_type(cards: tuple[Card, ...]) -> CombinationType | None:
         return None
     if len(cards) == 3 and len({c.rank for c in cards}) == 1:
         return CombinationType.THREE_OF_A_KIND
-    if len(cards) in CORONKA_POINTS and _is_consecutive_one_suit(cards):
+    if len(cards) in CORONKA_POINTS and _is_coronka(cards, coronka):
         return CombinationType.CORONKA
     return None
 
 
-def _base_points(kind: CombinationType, cards: Sequence[Card]) -> int:
+def _base_points(kind: CombinationType, cards: Sequence[Card], rules: ScoringRules) -> int:
     if kind is CombinationType.THREE_OF_A_KIND:
-        return THREE_OF_A_KIND_POINTS
+        return rules.three_aces if cards[0].rank is Rank.ACE else THREE_OF_A_KIND_POINTS
     if kind is CombinationType.FOUR_OF_A_KIND:
         return FOUR_OF_A_KIND_POINTS.get(cards[0].rank, FOUR_OF_A_KIND_DEFAULT_POINTS)
     if kind is CombinationType.MARRIAGE:
@@ -162,18 +179,28 @@ def _base_points(kind: CombinationType, cards: Sequence[Card]) -> int:
     return CORONKA_POINTS[len(cards)]
 
 
-def _all_trump(cards: Sequence[Card], trump: Suit | None) -> bool:
-    return trump is not None and all(c.suit is trump for c in cards)
+def _doubled(cards: Sequence[Card], trump: Suit | None, rules: ScoringRules) -> bool:
+    """Rule 6.2: every card a trump; under ``trump_doubles=any_trump_card`` (§13.3) any one."""
+    if trump is None:
+        return False
+    if rules.trump_doubles == "any_trump_card":
+        return any(c.suit is trump for c in cards)
+    return all(c.suit is trump for c in cards)
 
 
 @functools.cache
-def combination_points(kind: CombinationType, cards: tuple[Card, ...], trump: Suit | None) -> int:
-    """Section 4 points, doubled only when every card of the combination is a trump (section 6).
+def combination_points(
+    kind: CombinationType,
+    cards: tuple[Card, ...],
+    trump: Suit | None,
+    rules: ScoringRules = CLASSIC_SCORING,
+) -> int:
+    """Section 4 points, doubled when the trump doubles the combination (section 6, §13.3).
 
     Cached: the hand space holds a few hundred distinct combinations, asked about 100,000 times.
     """
-    base = _base_points(kind, cards)
-    return base * TRUMP_FACTOR if _all_trump(cards, trump) else base
+    base = _base_points(kind, cards, rules)
+    return base * TRUMP_FACTOR if _doubled(cards, trump, rules) else base
 
 
 def loose_points(c: Card, trump: Suit | None) -> int:
@@ -218,20 +245,19 @@ TRUMP_SETTINGS: Final[tuple[Suit | None, ...]] = (None, *SUITS)
 _SETTING_INDEX: Final[dict[Suit | None, int]] = {t: i for i, t in enumerate(TRUMP_SETTINGS)}
 
 
-def _totals(groups: Sequence[Group], loose: Sequence[Card]) -> tuple[int, ...]:
+def _totals(groups: Sequence[Group], loose: Sequence[Card], rules: ScoringRules) -> tuple[int, ...]:
     """A declaration's points under each trump setting, from the section 4-6 point rules.
 
-    Doubling touches only what is wholly of the trump suit, so a group or loose card adds its
-    plain points everywhere and its extra points under the one suit it is made of.
+    A trump can only double what holds a card of its suit, so a group or loose card adds its
+    plain points everywhere and its extra points under each suit among its cards that doubles it.
     """
     plain = 0
     extra = dict.fromkeys(SUITS, 0)
     for kind, cards in groups:
-        points = combination_points(kind, cards, None)
+        points = combination_points(kind, cards, None, rules)
         plain += points
-        suit = cards[0].suit
-        if all(c.suit is suit for c in cards):
-            extra[suit] += combination_points(kind, cards, suit) - points
+        for suit in {c.suit for c in cards}:
+            extra[suit] += combination_points(kind, cards, suit, rules) - points
     for c in loose:
         plain += loose_points(c, None)
         extra[c.suit] += loose_points(c, c.suit) - loose_points(c, None)
@@ -241,27 +267,27 @@ def _totals(groups: Sequence[Group], loose: Sequence[Card]) -> tuple[int, ...]:
 _N_CARDS: Final = len(CARDS)
 
 
-def _kinds_by_index(size: int) -> dict[tuple[int, ...], CombinationType]:
+def _kinds_by_index(size: int, coronka: str) -> dict[tuple[int, ...], CombinationType]:
     """``combination_type`` over every sorted group of ``size`` cards, keyed by card indexes."""
     found: dict[tuple[int, ...], CombinationType] = {}
     for group in itertools.combinations_with_replacement(CARDS, size):
-        kind = combination_type(group)
+        kind = combination_type(group, coronka)
         if kind is not None:
             found[tuple(c.index for c in group)] = kind
     return found
 
 
 @functools.cache
-def _kind_by_indexes() -> dict[tuple[int, ...], CombinationType]:
+def _kind_by_indexes(coronka: str) -> dict[tuple[int, ...], CombinationType]:
     """Every pair and triple that forms a combination: built from ``combination_type`` (about 3,000
     calls) so that scanning the 11 groups of a hand is 11 dictionary lookups on small int tuples.
     Built on first use: only the search needs it, and a server answers from the shipped tables."""
-    return {**_kinds_by_index(2), **_kinds_by_index(3)}
+    return {**_kinds_by_index(2, coronka), **_kinds_by_index(3, coronka)}
 
 
-def _four_card_kind(hand: Sequence[Card]) -> CombinationType | None:
+def _four_card_kind(hand: Sequence[Card], coronka: str) -> CombinationType | None:
     # Four cards of one rank are rule 5.1's business; otherwise only a coronka of four remains.
-    return combination_type(tuple(hand)) if len({c.suit for c in hand}) == 1 else None
+    return combination_type(tuple(hand), coronka) if len({c.suit for c in hand}) == 1 else None
 
 
 _POSITION_GROUPS: Final = tuple(
@@ -273,16 +299,16 @@ _INDEX_PICKERS: Final = tuple(operator.itemgetter(*sorted(group)) for group in _
 _ALL_POSITIONS: Final = frozenset(range(HAND_SIZE))
 
 
-def candidates(hand: Sequence[Card]) -> list[Candidate]:
+def candidates(hand: Sequence[Card], rules: ScoringRules = CLASSIC_SCORING) -> list[Candidate]:
     """Every combination the hand (in card order) contains, each group of positions tried once."""
     indexes = tuple(c.index for c in hand)
-    kind_by_indexes = _kind_by_indexes()
+    kind_by_indexes = _kind_by_indexes(rules.coronka)
     found = [
         Candidate(kind, positions)
         for positions, pick in zip(_POSITION_GROUPS, _INDEX_PICKERS, strict=True)
         if (kind := kind_by_indexes.get(pick(indexes))) is not None
     ]
-    four = _four_card_kind(hand)
+    four = _four_card_kind(hand, rules.coronka)
     if four is not None:
         found.append(Candidate(four, _ALL_POSITIONS))
     return found
@@ -297,7 +323,9 @@ def may_share(a: Candidate, b: Candidate) -> bool:
     return shared == 1 and kinds == {CombinationType.BEZIQUE, CombinationType.CORONKA}
 
 
-def _declaration(hand: Sequence[Card], chosen: Sequence[Candidate]) -> Declaration:
+def _declaration(
+    hand: Sequence[Card], chosen: Sequence[Candidate], rules: ScoringRules
+) -> Declaration:
     beziques = [d for d in chosen if d.type is CombinationType.BEZIQUE]
     double = len(beziques) == 2
     groups: list[Group] = [
@@ -311,10 +339,12 @@ def _declaration(hand: Sequence[Card], chosen: Sequence[Candidate]) -> Declarati
     groups.sort(key=lambda g: (_TYPE_ORDER[g[0]], tuple(c.index for c in g[1])))
     used = frozenset().union(*(d.positions for d in chosen))
     loose = _sorted_cards(hand[p] for p in range(len(hand)) if p not in used)
-    return Declaration(tuple(groups), loose, _totals(groups, loose))
+    return Declaration(tuple(groups), loose, _totals(groups, loose, rules))
 
 
-def legal_declarations(hand: Sequence[Card]) -> list[Declaration]:
+def legal_declarations(
+    hand: Sequence[Card], rules: ScoringRules = CLASSIC_SCORING
+) -> list[Declaration]:
     """Every set of combinations the holder may declare together (the empty set included).
 
     Rule 5.1 first: four cards of one rank can only be declared as four of a kind. Independent of
@@ -323,12 +353,12 @@ def legal_declarations(hand: Sequence[Card]) -> list[Declaration]:
     hand = _sorted_cards(hand)
     if len(hand) == HAND_SIZE and len({c.rank for c in hand}) == 1:
         kind = CombinationType.FOUR_OF_A_KIND
-        return [Declaration(((kind, hand),), (), _totals([(kind, hand)], ()))]
-    found = candidates(hand)
+        return [Declaration(((kind, hand),), (), _totals([(kind, hand)], (), rules))]
+    found = candidates(hand, rules)
     if not found:
-        return [Declaration((), hand, _totals((), hand))]
+        return [Declaration((), hand, _totals((), hand, rules))]
     return [
-        _declaration(hand, chosen)
+        _declaration(hand, chosen, rules)
         for size in range(len(found) + 1)
         for chosen in itertools.combinations(found, size)
         if all(may_share(a, b) for a, b in itertools.combinations(chosen, 2))
@@ -339,10 +369,12 @@ def _sorted_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(sorted(cards, key=_card_order))
 
 
-def breakdown(declared: Declaration, trump: Suit | None) -> Breakdown:
+def breakdown(
+    declared: Declaration, trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING
+) -> Breakdown:
     """The declaration as reported: its combinations and loose cards with points under ``trump``."""
     combos = tuple(
-        _combination(kind, cards, combination_points(kind, cards, trump))
+        _combination(kind, cards, combination_points(kind, cards, trump, rules))
         for kind, cards in declared.groups
     )
     loose = tuple(_loose_card(c, loose_points(c, trump)) for c in declared.loose)
@@ -371,9 +403,11 @@ def best_declaration(declarations: Sequence[Declaration], trump: Suit | None) ->
     return best[0] if len(best) == 1 else min(best, key=Declaration.tie_break_key)
 
 
-def search_declaration(hand: Sequence[Card], trump: Suit | None = None) -> Breakdown:
+def search_declaration(
+    hand: Sequence[Card], trump: Suit | None = None, rules: ScoringRules = CLASSIC_SCORING
+) -> Breakdown:
     """The definition of a hand's score: the best legal declaration, ties broken as documented."""
-    return breakdown(best_declaration(legal_declarations(hand), trump), trump)
+    return breakdown(best_declaration(legal_declarations(hand, rules), trump), trump, rules)
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,13 +442,19 @@ class Breakdowns(dict[int, Breakdown]):
     memory that most hands never repay. ``declarations`` holds the choice, so a breakdown is the
     same whenever built."""
 
-    def __init__(self, trump: Suit | None, declarations: Mapping[int, Declaration]) -> None:
+    def __init__(
+        self,
+        trump: Suit | None,
+        declarations: Mapping[int, Declaration],
+        rules: ScoringRules = CLASSIC_SCORING,
+    ) -> None:
         super().__init__()
         self.trump = trump
         self.declarations = declarations
+        self.rules = rules
 
     def __missing__(self, key: int) -> Breakdown:
-        found = self[key] = breakdown(self.declarations[key], self.trump)
+        found = self[key] = breakdown(self.declarations[key], self.trump, self.rules)
         return found
 
 
@@ -427,7 +467,7 @@ class ScoreTable:
     scores: dict[int, int]
 
 
-def build_tables() -> dict[Suit | None, ScoreTable]:
+def build_tables(rules: ScoringRules = CLASSIC_SCORING) -> dict[Suit | None, ScoreTable]:
     """Run the definition over the whole hand space, for every trump setting at once.
 
     The legal declarations of a hand do not depend on the trump, so they are listed once per
@@ -437,13 +477,13 @@ def build_tables() -> dict[Suit | None, ScoreTable]:
     scores: dict[Suit | None, dict[int, int]] = {t: {} for t in TRUMP_SETTINGS}
     for hand in distinct_hands():
         key = hand_key(hand)
-        declarations = legal_declarations(hand)
+        declarations = legal_declarations(hand, rules)
         for setting, trump in enumerate(TRUMP_SETTINGS):
             best = best_declaration(declarations, trump)
             chosen[trump][key] = best
             scores[trump][key] = best.totals[setting]
     return {
-        trump: ScoreTable(trump, Breakdowns(trump, chosen[trump]), scores[trump])
+        trump: ScoreTable(trump, Breakdowns(trump, chosen[trump], rules), scores[trump])
         for trump in TRUMP_SETTINGS
     }
 
@@ -498,11 +538,12 @@ def _declared(hand: Sequence[Card], record: bytes) -> Declaration:
         if byte
     )
     loose = tuple(hand[p] for p in _MASK_POSITIONS[record[_GROUPS]])
-    return Declaration(groups, loose, _totals(groups, loose))
+    return Declaration(groups, loose, _totals(groups, loose, CLASSIC_SCORING))
 
 
 def encode_tables(tables: Mapping[Suit | None, ScoreTable]) -> bytes:
-    """The tables in their shipped form (see above): what ``make tables`` writes."""
+    """The tables in their shipped form (see above): what ``make tables`` writes. Only
+    ``classic/1``'s scoring ships (the records' totals are read back under it)."""
     hands = list(distinct_hands())
     keys = [hand_key(hand) for hand in hands]
     chunks = [array("B", map(tables[trump].scores.__getitem__, keys)) for trump in TRUMP_SETTINGS]
@@ -554,15 +595,36 @@ def load_tables() -> dict[Suit | None, ScoreTable]:
 
 
 _TABLES: dict[Suit | None, ScoreTable] = {}
+"""``classic/1``'s scoring: loaded from the shipped file, kept for the process's life."""
+
+BUILT_TABLES_KEPT: Final = 3
+"""How many other scoring readings' tables a process keeps at once (docs/performance.md, "House
+rules"): each costs about 0.3 s to build and a few MiB, and there are only seven, so a process that
+serves them all in turn rebuilds at most one per request while its memory stays bounded."""
+_BUILT: dict[ScoringRules, dict[Suit | None, ScoreTable]] = {}
+"""Other readings' tables, least recently used first."""
+_BUILDING: Final = threading.Lock()
+"""One build at a time: two threads asking for the same new reading build it once."""
 
 
-def table(trump: Suit | None) -> ScoreTable:
-    """The table for one trump setting; all five are loaded together on first use and kept."""
-    found = _TABLES.get(trump)
-    if found is None:
-        _TABLES.update(load_tables())
-        found = _TABLES[trump]
-    return found
+def table(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> ScoreTable:
+    """The table for one trump setting under ``rules``: ``classic/1``'s five are loaded together
+    on first use and kept; another reading's are built from the definition on first use and kept
+    among the ``BUILT_TABLES_KEPT`` most recently used."""
+    if rules == CLASSIC_SCORING:
+        found = _TABLES.get(trump)
+        if found is None:
+            _TABLES.update(load_tables())
+            found = _TABLES[trump]
+        return found
+    with _BUILDING:
+        built = _BUILT.pop(rules, None)
+        if built is None:
+            built = build_tables(rules)
+            while len(_BUILT) >= BUILT_TABLES_KEPT:
+                del _BUILT[next(iter(_BUILT))]
+        _BUILT[rules] = built  # most recently used last
+        return built[trump]
 
 
 def ensure_tables() -> None:
@@ -598,12 +660,19 @@ def parse_hand(cards: Sequence[Card | str]) -> tuple[Card, ...]:
     return hand
 
 
-def score_hand(cards: Sequence[Card | str], trump: Suit | str | None = None) -> HandScore:
-    """Score a hand (sections 5 and 6): the score and the declaration that reaches it."""
+def score_hand(
+    cards: Sequence[Card | str],
+    trump: Suit | str | None = None,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
+) -> HandScore:
+    """Score a hand (sections 5 and 6) under ``ruleset`` (default ``classic/1``; a preset's
+    name, a canonical id or switches, docs/rules.md §13): the score and the declaration that
+    reaches it."""
+    rules = resolve_ruleset(ruleset)
     trump_suit = parse_suit(trump)
     hand = parse_hand(cards)
-    found = table(trump_suit).breakdowns[hand_key(hand)]
-    return HandScore(hand, trump_suit, found.score, found.combinations, found.loose)
+    found = table(trump_suit, rules.scoring).breakdowns[hand_key(hand)]
+    return HandScore(hand, trump_suit, found.score, found.combinations, found.loose, rules)
 
 
 # --- batch helpers ------------------------------------------------------------------------------
@@ -634,13 +703,13 @@ class BatchTable:
     about 200, so ``row_by_key``'s values are small ints that CPython shares (no object each)."""
 
 
-def build_batch_table() -> BatchTable:
-    """Derive the compact table from ``table(trump).scores`` (so it can never disagree)."""
+def build_batch_table(rules: ScoringRules = CLASSIC_SCORING) -> BatchTable:
+    """Derive the compact table from ``table(trump, rules).scores`` (so it can never disagree)."""
     weights = sorted(set(WEIGHT_BY_SPELLING.values()))  # one per card
     if len(weights) > len(COMPACT_WEIGHTS):
         raise RuntimeError("more cards than compact weights")
     compact = dict(zip(weights, COMPACT_WEIGHTS, strict=False))
-    by_setting = [table(trump).scores for trump in TRUMP_SETTINGS]
+    by_setting = [table(trump, rules).scores for trump in TRUMP_SETTINGS]
     # Every hand once, as C-level passes (this runs at every start): keys, compact keys and score
     # rows in the same order. A row is the hand's scores as bytes, one per setting (``bytes``
     # refuses a score above 255 rather than wrap it), cut from the settings' columns interleaved.
@@ -666,11 +735,22 @@ def build_batch_table() -> BatchTable:
     return BatchTable(weight_by_spelling, row_by_key, tuple(map(tuple, number)))
 
 
-_BATCH_TABLE: list[BatchTable] = []
+_BATCH_TABLES: dict[ScoringRules, BatchTable] = {}
 
 
-def batch_table() -> BatchTable:
-    """The compact table, built (with the score tables, if need be) on first use and kept."""
-    if not _BATCH_TABLE:
-        _BATCH_TABLE.append(build_batch_table())
-    return _BATCH_TABLE[0]
+def batch_table(rules: ScoringRules = CLASSIC_SCORING) -> BatchTable:
+    """The compact table, built (with the score tables, if need be) on first use and kept:
+    ``classic/1``'s for good, another reading's among the ``BUILT_TABLES_KEPT`` most recent."""
+    found = _BATCH_TABLES.get(rules)
+    if found is None:
+        found = build_batch_table(rules)  # outside the lock: it takes the tables' own
+    if rules == CLASSIC_SCORING:
+        _BATCH_TABLES[rules] = found
+        return found
+    with _BUILDING:
+        _BATCH_TABLES.pop(rules, None)
+        others = [r for r in _BATCH_TABLES if r != CLASSIC_SCORING]
+        while len(others) >= BUILT_TABLES_KEPT:
+            del _BATCH_TABLES[others.pop(0)]
+        _BATCH_TABLES[rules] = found  # most recently used last
+    return found

@@ -17,6 +17,7 @@ from .betting import Action, BettingResult, Phase, PlayerState, validate_betting
 from .cards import Card, Suit, parse_suit
 from .errors import RulesError
 from .messages import N_, Message
+from .ruleset import CLASSIC, Ruleset, resolve_ruleset
 from .scoring import HandScore, score_hand
 from .showdown import ShoeError, Showdown, compare_hands
 
@@ -42,13 +43,18 @@ class Payout:
 
 @dataclass(frozen=True)
 class Settlement:
-    """A settled round: ``players`` in seat order, ``winners`` clockwise from dealer's left."""
+    """A settled round: ``players`` in seat order, ``winners`` clockwise from dealer's left.
+
+    ``carried`` is the part of the pot nobody was paid: the whole pot on a tie under
+    ``tie=carry`` (docs/rules.md §13.4), else 0; payouts plus ``carried`` are the pot."""
 
     pot: int
     players: tuple[Payout, ...]
     showdown: Showdown | None
     winners: tuple[str, ...]
     betting: BettingResult
+    carried: int = 0
+    ruleset: Ruleset = CLASSIC
 
 
 def split_pot(pot: int, winners: Sequence[str]) -> dict[str, int]:
@@ -104,19 +110,21 @@ def _require_hands_of(expected: Sequence[str], given: Hands) -> None:
             raise _mismatch(words.format(player=repr(key)), str(key))
 
 
-def _score(player: str, cards: Sequence[Card | str], trump: Suit | None) -> HandScore:
+def _score(
+    player: str, cards: Sequence[Card | str], trump: Suit | None, rules: Ruleset
+) -> HandScore:
     """Score one hand; its errors point at ``hands/<player>/...`` (score_hand checks the shape)."""
     try:
-        return score_hand(cards, trump)
+        return score_hand(cards, trump, rules)
     except RulesError as error:
         raise error.at("hands", player) from None
 
 
-def _show(pair: tuple[str, str], hands: Hands, trump: Suit | None) -> Showdown:
+def _show(pair: tuple[str, str], hands: Hands, trump: Suit | None, rules: Ruleset) -> Showdown:
     """Section 8 between the showdown's pair, with every error pointing into ``hands``."""
-    first, second = (_score(player, hands[player], trump) for player in pair)
+    first, second = (_score(player, hands[player], trump, rules) for player in pair)
     try:
-        return compare_hands(first.cards, second.cards, trump)
+        return compare_hands(first.cards, second.cards, trump, rules)
     except ShoeError as error:
         raise error.at("hands") from None
 
@@ -128,9 +136,10 @@ def _payout(seat: PlayerState, shares: Mapping[str, int]) -> Payout:
 
 
 def _outcome(
-    result: BettingResult, given: Hands, trump: Suit | None
+    result: BettingResult, given: Hands, trump: Suit | None, rules: Ruleset
 ) -> tuple[Showdown | None, tuple[str, ...]]:
-    """Who shares the pot: the last player in, the better hand, or both tied hands in order."""
+    """Who shares the pot: the last player in, the better hand, both tied hands in order, or
+    nobody (a tie under ``tie=carry``, docs/rules.md §13.4)."""
     state = result.state
     if state.showdown is None:
         assert state.winner is not None
@@ -144,25 +153,33 @@ def _outcome(
             )
         )
     _require_hands_of(state.showdown, given)
-    showdown = _show(state.showdown, given, trump)
+    showdown = _show(state.showdown, given, trump, rules)
+    if showdown.winner is None and rules.tie == "carry":
+        return showdown, ()
     sharing = state.showdown if showdown.winner is None else (state.showdown[showdown.winner],)
     return showdown, tuple(sorted(sharing, key=result.setup.acting_order.index))
 
 
 def settle(
-    result: BettingResult, hands: Hands | None, trump: Suit | str | None = None
+    result: BettingResult,
+    hands: Hands | None,
+    trump: Suit | str | None = None,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> Settlement:
-    """Pay out a finished round (section 10): to the last player in, or by the showdown."""
+    """Pay out a finished round (section 10) under ``ruleset`` (docs/rules.md §13): to the last
+    player in, or by the showdown; a tie under ``tie=carry`` pays nobody and carries the pot."""
+    rules = resolve_ruleset(ruleset)
     _require_finished(result)
     try:
         trump_suit = parse_suit(trump)
     except RulesError as error:
         raise error.at("trump") from None
-    showdown, winners = _outcome(result, _given_hands(hands), trump_suit)
+    showdown, winners = _outcome(result, _given_hands(hands), trump_suit, rules)
     pot = result.state.pot
-    shares = split_pot(pot, winners)
+    shares = split_pot(pot, winners) if winners else {}
     payouts = tuple(_payout(seat, shares) for seat in result.state.players)
-    return Settlement(pot, payouts, showdown, winners, result)
+    carried = 0 if winners else pot
+    return Settlement(pot, payouts, showdown, winners, result, carried, rules)
 
 
 def settle_round(
@@ -174,7 +191,11 @@ def settle_round(
     trump: Suit | str | None = None,
     minimum_stake: int | None = None,
     maximum_stake: int | None = None,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> Settlement:
     """Sections 9 and 10 in one call: judge the betting, then settle it against the hands."""
-    result = validate_betting(players, dealer, ante, actions, minimum_stake, maximum_stake)
-    return settle(result, hands, trump)
+    rules = resolve_ruleset(ruleset)
+    result = validate_betting(
+        players, dealer, ante, actions, minimum_stake, maximum_stake, ruleset=rules
+    )
+    return settle(result, hands, trump, rules)

@@ -7,12 +7,13 @@ The pair must be possible from one shoe: no card more than six times across both
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from .cards import COPIES_IN_SHOE, Card, Suit, parse_suit
 from .errors import RulesError
 from .messages import N_
+from .ruleset import CLASSIC, Ruleset, resolve_ruleset
 from .scoring import HandScore, score_hand
 
 
@@ -30,6 +31,7 @@ class Showdown:
     hands: tuple[HandScore, HandScore]
     winner: int | None
     """0 or 1, or None on a tie."""
+    ruleset: Ruleset = CLASSIC
 
     @property
     def tie(self) -> bool:
@@ -54,16 +56,19 @@ def compare_hands(
     first: Sequence[Card | str],
     second: Sequence[Card | str],
     trump: Suit | str | None = None,
+    ruleset: Ruleset | str | Mapping[str, object] | None = None,
 ) -> Showdown:
-    """Score both hands and name the winner (section 8). Errors name the hand: path (0|1, ...)."""
+    """Score both hands under ``ruleset`` (docs/rules.md §13) and name the winner (section 8).
+    Errors name the hand: path (0|1, ...)."""
+    rules = resolve_ruleset(ruleset)
     trump_suit = parse_suit(trump)
     scored: list[HandScore] = []
     for i, hand in enumerate((first, second)):
         try:
-            scored.append(score_hand(hand, trump_suit))
+            scored.append(score_hand(hand, trump_suit, rules))
         except RulesError as error:
             raise error.at(i) from None
     a, b = scored
     check_shoe([a.cards, b.cards])
     winner = None if a.score == b.score else (0 if a.score > b.score else 1)
-    return Showdown(trump_suit, (a, b), winner)
+    return Showdown(trump_suit, (a, b), winner, rules)
