@@ -3,8 +3,9 @@ line: which member is which argument, and where in the body a refusal of the cor
 
 Each function takes a body the endpoint's schema (or its derived check) accepted and returns the
 core's result; a ``RulesError`` it raises already has its path rooted in the body, so the caller
-only turns it into its own 422. Keeping the mapping here means an endpoint and the command that
-mirrors it cannot disagree about a default or a pointer.
+only turns it into its own 422. A body's ``ruleset`` (docs/rules.md §13) goes to the core as sent:
+the core resolves it and every result names the ruleset it followed. Keeping the mapping here
+means an endpoint and the command that mirrors it cannot disagree about a default or a pointer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from quart_bezique.game.showdown import Showdown, compare_hands
 def score(body: Any) -> HandScore:
     """``POST /v1/hands/score``: a refusal points at ``/trump`` or into ``/cards``."""
     try:
-        return score_hand(body["cards"], body.get("trump"))
+        return score_hand(body["cards"], body.get("trump"), body.get("ruleset"))
     except RulesError as error:
         raise error.at("trump" if isinstance(error, TrumpError) else "cards") from None
 
@@ -32,7 +33,9 @@ def showdown(body: Any) -> Showdown:
     """``POST /v1/showdown``: the core names a hand by its index, then a card's."""
     first, second = body["hands"]
     try:
-        return compare_hands(first["cards"], second["cards"], body.get("trump"))
+        return compare_hands(
+            first["cards"], second["cards"], body.get("trump"), body.get("ruleset")
+        )
     except RulesError as error:
         error.path = _in_hands(error.path)
         raise
@@ -56,6 +59,7 @@ def betting(body: Any) -> BettingResult:
         body.get("minimum_stake"),
         body.get("maximum_stake"),
         trace=body.get("trace") is True,
+        ruleset=body.get("ruleset"),
     )
 
 
@@ -70,6 +74,7 @@ def settle(body: Any) -> Settlement:
         trump=body.get("trump"),
         minimum_stake=body.get("minimum_stake"),
         maximum_stake=body.get("maximum_stake"),
+        ruleset=body.get("ruleset"),
     )
 
 
@@ -82,4 +87,5 @@ def odds(body: Any) -> Odds:
         body["opponents"],
         samples=body["samples"],
         seed=body["seed"],
+        ruleset=body.get("ruleset"),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from quart_bezique.game.ruleset import RULESET
+from quart_bezique.game.ruleset import Ruleset
 
 if TYPE_CHECKING:  # annotations only: rendering needs no behaviour from these modules
     from quart_bezique.game.betting import BettingResult, BettingState, LegalAction
@@ -18,6 +18,16 @@ if TYPE_CHECKING:  # annotations only: rendering needs no behaviour from these m
     from quart_bezique.game.scoring import Combination, HandScore, LooseCard
     from quart_bezique.game.settlement import Settlement
     from quart_bezique.game.showdown import Showdown
+
+
+def stamped(out: dict[str, Any], ruleset: Ruleset, named: bool) -> dict[str, Any]:
+    """``out`` with the ruleset it follows (docs/rules.md §13.6): its canonical id always; its
+    digest too when the request ``named`` one (a request without ``ruleset`` gets ``classic/1``'s
+    answer exactly as before rulesets existed)."""
+    out["ruleset"] = ruleset.id
+    if named:
+        out["ruleset_sha256"] = ruleset.digest
+    return out
 
 
 def trump_code(trump: Suit | None) -> str | None:
@@ -108,9 +118,11 @@ def betting(result: BettingResult) -> dict[str, Any]:
     return out
 
 
-def settlement(result: Settlement) -> dict[str, Any]:
+def settlement(result: Settlement, named: bool = False) -> dict[str, Any]:
+    """``named``: the request named a ruleset, so the answer also says what was carried over
+    (``carried``, docs/rules.md §13.4)."""
     pair = result.betting.state.showdown
-    return {
+    out = {
         "pot": result.pot,
         "players": [{"player": p.player, "payout": p.payout, "net": p.net} for p in result.players],
         "winners": list(result.winners),
@@ -118,11 +130,14 @@ def settlement(result: Settlement) -> dict[str, Any]:
         if result.showdown is None or pair is None
         else showdown(result.showdown, pair),
     }
+    if named:
+        out["carried"] = result.carried
+    return out
 
 
-def odds(result: Odds) -> dict[str, Any]:
+def odds(result: Odds, named: bool = False) -> dict[str, Any]:
     """``POST /v1/hands/odds``'s answer (and the command line's ``--json``), key for key."""
-    return {
+    out = {
         "cards": [c.code for c in result.cards],
         "trump": trump_code(result.trump),
         "score": result.score,
@@ -140,5 +155,5 @@ def odds(result: Odds) -> dict[str, Any]:
         "samples": result.samples,
         "seed": result.seed,
         "standard_error": result.standard_error,
-        "ruleset": RULESET,
     }
+    return stamped(out, result.ruleset, named)
