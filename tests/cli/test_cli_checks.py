@@ -133,8 +133,8 @@ def test_expectations_refuse(
     path = _write(tmp_path, record)
     other = run(capsys, "--json", "verify", path, "--jwks", jwks_file, "--build", "0" * 64)
     assert other.code == ExitCode.REFUSED and other.json()["reason"] == "BUILD_MISMATCH"  # type: ignore[index]
-    other = run(capsys, "--json", "verify", path, "--jwks", jwks_file, "--ruleset", "classic/9")
-    assert other.json()["reason"] == "RULESET_MISMATCH"  # type: ignore[index]
+    other = run(capsys, "--json", "verify", path, "--jwks", jwks_file, "--ruleset", "literal/1")
+    assert other.code == ExitCode.REFUSED and other.json()["reason"] == "RULESET_MISMATCH"  # type: ignore[index]
 
 
 def test_base64_members(

@@ -29,7 +29,8 @@ OPTION_WORDS = {
     "verification", "hands", "showdown", "betting", "rounds", "JSON", "API", "KS", "QS", "JS",
     "JC", "Verdict", "Receipt", "endpoint", "request", "response", "receipt", "gunicorn", "conf",
     "py", "site", "packages", "dist", "info", "venv", "SIGNING_KEY_FILE", "Python", "int",
-    "stdin", "bogus",
+    "stdin", "bogus", "SPEC", "rulesets", "GET", "classic", "literal", "base", "tie", "split",
+    "carry",
 }  # fmt: skip
 """What a translated help or error may keep in Latin letters: the program's, commands' and
 options' names and metavars (typed as they are), paths, formats and card codes."""

@@ -13,7 +13,8 @@ from typing import Any, Final
 
 from quart_bezique.api.config import Config
 from quart_bezique.api.contract.checks import check_for
-from quart_bezique.api.contract.problems import Problem, rules_problem
+from quart_bezique.api.contract.error_codes import coded
+from quart_bezique.api.contract.problems import Problem, rules_problem, validation_problem
 from quart_bezique.api.contract.reading import load, parse, too_large
 from quart_bezique.api.contract.schemas import BaseSchema, RequestSchemas, request_schemas
 from quart_bezique.game.errors import RulesError
@@ -65,3 +66,12 @@ def loaded(schema_class: type[BaseSchema], body: Any) -> Any:
 def rules_refusal(error: RulesError) -> CliError:
     """The 422 the service answers when the core refuses a body the schema accepted."""
     return refused(rules_problem(error))
+
+
+def field_refusal(error: RulesError) -> CliError:
+    """The 422 the service answers when a field's loader refuses its value with the core's error
+    (a ruleset, read by the core's resolver): the core's code, a pointer along ``error.path``."""
+    messages: object = [coded(error.message, error.code)]
+    for key in reversed(error.path):
+        messages = {str(key): messages}
+    return refused(validation_problem(messages))

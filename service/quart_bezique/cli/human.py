@@ -9,9 +9,9 @@ string from the input (player ids, the core's messages quoting them) is shown es
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from quart_bezique.game.betting import BettingResult, Phase
 from quart_bezique.game.cards import RUSSIAN_RANKS, Card, Suit
@@ -184,13 +184,24 @@ def betting(result: BettingResult, ruleset: str, voice: Voice) -> str:
 def settlement(result: Settlement, ruleset: str, voice: Voice) -> str:
     say = voice.say
     rows = [(p.player, p.payout, f"{p.net:+d}" if p.net else "0") for p in result.players]
-    lines = [
-        say(
+    if result.carried:  # a tie under tie=carry (docs/rules.md §13.4): nobody is paid
+        head = say(
+            N_(
+                "settled: a tie; nobody was paid, the pot of {pot} is carried to the next round "
+                "(rules {ruleset})"
+            ),
+            pot=result.carried,
+            ruleset=ruleset,
+        )
+    else:
+        head = say(
             N_("settled: pot {pot}; paid to {winners} (rules {ruleset})"),
             pot=result.pot,
             winners=shown(", ".join(result.winners)),
             ruleset=ruleset,
-        ),
+        )
+    lines = [
+        head,
         table((say(N_("player")), say(N_("payout")), say(N_("net"))), rows),
     ]
     pair = result.betting.state.showdown
@@ -254,5 +265,33 @@ def odds(result: Odds, ruleset: str, voice: Voice) -> str:
             ),
             "  " + say(N_("percentile: {value}"), value=voice.number(_percent(result.percentile))),
             table(header, rows),
+        ]
+    )
+
+
+def rulesets(document: Mapping[str, Any], voice: Voice) -> str:
+    """``GET /v1/rulesets``'s document as two tables: the presets with their switch values and
+    digests, then each switch's values, default and rule (the JSON's own data, nothing more)."""
+    say = voice.say
+    switches = [switch["name"] for switch in document["switches"]]
+    presets = table(
+        (say(N_("preset")), *switches, "sha256"),
+        [
+            (preset["id"], *(preset["switches"][name] for name in switches), preset["sha256"])
+            for preset in document["presets"]
+        ],
+    )
+    rows = [
+        (s["name"], ", ".join(str(v) for v in s["values"]), s["default"], s["anchor"])
+        for s in document["switches"]
+    ]
+    return "\n".join(
+        [
+            say(N_("presets (the default is {ruleset})"), ruleset=document["default"]),
+            presets,
+            say(N_("switches (a ruleset is a preset with some of them changed)")),
+            table(
+                (say(N_("switch")), say(N_("values")), say(N_("default")), say(N_("rule"))), rows
+            ),
         ]
     )

@@ -131,11 +131,25 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
         return sub
 
     trump = say(N_("the trump suit (S C H D, П Т К Ч Б or a symbol)"))
-    score = command("score", say(N_("score one hand (POST /v1/hands/score)")))
+    ruleset = say(
+        N_(
+            "the ruleset to judge by (docs/rules.md §13): a preset (classic/1, literal/1), a "
+            "ruleset id (classic/1:tie=carry) or a JSON object ({example}); sent as the body's "
+            "ruleset member (without it: none, so classic/1)"
+        ),
+        example='\'{"base": "literal/1", "tie": "split"}\'',
+    )
+
+    def verdict(name: str, help: str) -> argparse.ArgumentParser:
+        sub = command(name, help)
+        sub.add_argument("--ruleset", metavar="SPEC", help=ruleset)
+        return sub
+
+    score = verdict("score", say(N_("score one hand (POST /v1/hands/score)")))
     score.add_argument("cards", nargs="+", help=say(N_("four cards: KS QS JS JC or KS,QS,JS,JC")))
     score.add_argument("--trump", help=trump)
 
-    compare = command("compare", say(N_("compare two hands (POST /v1/showdown)")))
+    compare = verdict("compare", say(N_("compare two hands (POST /v1/showdown)")))
     compare.add_argument("first", help=say(N_("the first hand, e.g. KS,QS,JS,JC")))
     compare.add_argument("second", help=say(N_("the second hand")))
     compare.add_argument("--trump", help=trump)
@@ -151,10 +165,10 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
         ("validate", N_("judge a round's betting (the body of POST /v1/betting/validate)")),
         ("settle", N_("settle a round (the body of POST /v1/rounds/settle)")),
     ):
-        sub = command(name, say(words))
+        sub = verdict(name, say(words))
         sub.add_argument("round", help=say(N_("a JSON file, or - for the standard input")))
 
-    odds = command("odds", say(N_("showdown odds of a hand (POST /v1/hands/odds)")))
+    odds = verdict("odds", say(N_("showdown odds of a hand (POST /v1/hands/odds)")))
     odds.add_argument("cards", nargs="+", help=say(N_("the hand's four cards")))
     odds.add_argument("--trump", help=trump)
     odds.add_argument(
@@ -175,7 +189,16 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
     verify.add_argument(
         "--jwks", required=True, help=say(N_("the service's published JWKS (JSON)"))
     )
-    verify.add_argument("--ruleset", help=say(N_("refuse receipts of another ruleset")))
+    verify.add_argument(
+        "--ruleset",
+        metavar="SPEC",
+        help=say(
+            N_(
+                "refuse receipts of another ruleset: a preset, a ruleset id or a JSON object, "
+                "compared by its canonical id"
+            )
+        ),
+    )
     verify.add_argument("--build", help=say(N_("refuse receipts of another build digest")))
 
     build = command(
@@ -198,6 +221,15 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
     )
     build.add_argument("--expect", help=say(N_("exit 1 unless the digest is this one")))
 
+    command(
+        "rulesets",
+        say(
+            N_(
+                "the presets and switches a --ruleset may name (GET /v1/rulesets; "
+                "docs/rules.md §13)"
+            )
+        ),
+    )
     command(
         "jwks",
         say(N_("the JWKS of the signing keys the environment configures (SIGNING_KEY_FILE...)")),
@@ -247,9 +279,11 @@ def _voice(language: str) -> human.Voice:
 
 
 def _run(args: argparse.Namespace, voice: human.Voice) -> Outcome | bytes:
+    given = getattr(args, "ruleset", None)
+    ruleset = None if given is None else verdicts.ruleset_spec(given)
     match args.command:
         case "score":
-            return verdicts.score(_cards(args.cards, args.lang), args.trump, voice)
+            return verdicts.score(_cards(args.cards, args.lang), args.trump, voice, ruleset)
         case "compare":
             players = tuple(args.players)
             return verdicts.compare(
@@ -258,11 +292,12 @@ def _run(args: argparse.Namespace, voice: human.Voice) -> Outcome | bytes:
                 args.trump,
                 players,
                 voice,
+                ruleset,
             )
         case "validate":
-            return verdicts.validate(_body_file(args.round), voice)
+            return verdicts.validate(_body_file(args.round), voice, ruleset)
         case "settle":
-            return verdicts.settle(_body_file(args.round), voice)
+            return verdicts.settle(_body_file(args.round), voice, ruleset)
         case "odds":
             return verdicts.odds(
                 _cards(args.cards, args.lang),
@@ -272,14 +307,17 @@ def _run(args: argparse.Namespace, voice: human.Voice) -> Outcome | bytes:
                 args.samples,
                 args.seed,
                 voice,
+                ruleset,
             )
         case "verify":
             return checks.verify(
                 _json_file(args.record),
                 _json_file(args.jwks),
-                ruleset=args.ruleset,
+                ruleset=None if ruleset is None else verdicts.resolved(ruleset).id,
                 build=args.build,
             )
+        case "rulesets":
+            return verdicts.rulesets(voice)
         case "build-digest":
             if args.manifest:
                 return checks.manifest_bytes(args.root)
