@@ -7,13 +7,17 @@ presets and switches; ``verify --ruleset`` compares canonical ids."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from flask.testing import FlaskClient
 from quart_bezique import compare_hands, hand_odds, score_hand, settle_round, validate_betting
+from quart_bezique.api.app import create_app
+from quart_bezique.api.config import Config
 from quart_bezique.api.endpoints.betting import EXAMPLE_ROUND
 from quart_bezique.cli import ExitCode
 from quart_bezique.game.ruleset import CLASSIC, LITERAL, PRESETS, SWITCHES, resolve_ruleset
@@ -43,6 +47,12 @@ def _file(tmp_path: Path, body: object) -> str:
     path = tmp_path / "round.json"
     path.write_text(json.dumps(body))
     return str(path)
+
+
+def _argv(command: tuple[str, ...], tmp_path: Path) -> list[str]:
+    """A command's words, ``ROUND`` and ``TIE`` written to a file as its body."""
+    files = {"ROUND": ROUND, "TIE": TIE}
+    return [_file(tmp_path, files[a]) if a in files else a for a in command]
 
 
 def _bytes(payload: object) -> str:
@@ -134,6 +144,56 @@ def test_odds_json_is_the_answer_for_a_named_ruleset(
     found = hand_odds(["9S", "10S", "JS", "KD"], None, ["AS"], 1, samples=300, seed=7, ruleset=core)
     assert result.out == _bytes(render.odds(found, True))
     assert _json(result)["ruleset_sha256"] == resolve_ruleset(core).digest
+
+
+@pytest.fixture(scope="module")
+def api() -> Iterator[FlaskClient]:
+    with create_app(Config(audit_log=False)).test_client() as client:
+        yield client
+
+
+AS_SENT = [
+    pytest.param(("score", "AS,AC,AH,KD"), "/v1/hands/score", {"cards": ["AS", "AC", "AH", "KD"]}),
+    pytest.param(
+        ("compare", "KS,QS,9C,9D", "KC,QC,9S,9D"),
+        "/v1/showdown",
+        {
+            "hands": [
+                {"player": "first", "cards": ["KS", "QS", "9C", "9D"]},
+                {"player": "second", "cards": ["KC", "QC", "9S", "9D"]},
+            ]
+        },
+    ),
+    pytest.param(("validate", "ROUND"), "/v1/betting/validate", ROUND),
+    pytest.param(("settle", "TIE"), "/v1/rounds/settle", TIE),
+    pytest.param(("odds", "KS,QS,JS,JC"), "/v1/hands/odds", {"cards": ["KS", "QS", "JS", "JC"]}),
+]
+
+
+@pytest.mark.parametrize(
+    "spec", ["literal/1", "classic/1:tie=carry", {"tie": "carry"}, {"tie": "never"}, "nope"]
+)
+@pytest.mark.parametrize(("command", "endpoint", "body"), AS_SENT)
+def test_json_is_the_http_answer_to_the_body_with_its_ruleset(
+    api: FlaskClient,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    command: tuple[str, ...],
+    endpoint: str,
+    body: dict[str, Any],
+    spec: str | dict[str, str],
+) -> None:
+    written = spec if isinstance(spec, str) else json.dumps(spec)
+    result = run(capsys, "--json", *_argv(command, tmp_path), "--ruleset", written)
+    answer = api.post(endpoint, json={**body, "ruleset": spec})
+    assert result.out.encode() == answer.data + b"\n"
+    assert (result.code == ExitCode.INPUT_ERROR) == (answer.status_code == 422)
+
+
+def test_rulesets_json_is_the_http_answer(
+    api: FlaskClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(capsys, "--json", "rulesets").out.encode() == api.get("/v1/rulesets").data + b"\n"
 
 
 # --- what the switches change, seen from the command line ----------------------------------------
@@ -264,11 +324,6 @@ COMMANDS = [
     pytest.param(("settle", "TIE"), id="settle"),
     pytest.param(("odds", "KS,QS,JS,JC"), id="odds"),
 ]
-
-
-def _argv(command: tuple[str, ...], tmp_path: Path) -> list[str]:
-    files = {"ROUND": ROUND, "TIE": TIE}
-    return [_file(tmp_path, files[a]) if a in files else a for a in command]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
