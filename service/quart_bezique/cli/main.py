@@ -5,7 +5,9 @@ Exit codes (``ExitCode``): 0 a verdict (valid sequence, receipt verified, digest
 verdict (bad usage, unreadable input, or input the rules refuse -- the API's 4xx -- with the
 API's error code). Input is judged by the API's own contract (``contract.py``). ``--json`` prints
 the HTTP API's answer (or problem document) on stdout; otherwise a short table, and errors on
-stderr, with every control character of the input shown escaped (``safe.py``).
+stderr, with every control character of the input shown escaped (``safe.py``). A verdict command's
+``--ruleset`` is the body's ``ruleset`` member (docs/rules.md §13), so it is judged, named and
+refused as the API judges, names and refuses it; ``rulesets`` lists what it may name.
 """
 
 from __future__ import annotations
@@ -134,8 +136,8 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
     ruleset = say(
         N_(
             "the ruleset to judge by (docs/rules.md §13): a preset (classic/1, literal/1), a "
-            "ruleset id (classic/1:tie=carry) or a JSON object ({example}); sent as the body's "
-            "ruleset member (without it: none, so classic/1)"
+            "ruleset id (classic/1:tie=carry) or a JSON object ({example}); it becomes the "
+            "body's ruleset member (in place of one a body file has); without it, classic/1"
         ),
         example='\'{"base": "literal/1", "tie": "split"}\'',
     )
