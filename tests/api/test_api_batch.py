@@ -290,9 +290,9 @@ def test_the_collector_is_paused_while_a_batch_is_judged(
     seen: list[bool] = []
     real = batch._judge_records
 
-    def watched(records: Any, breakdown: bool) -> Any:
+    def watched(records: Any, breakdown: bool, tables: Any) -> Any:
         seen.append(gc.isenabled())
-        return real(records, breakdown)
+        return real(records, breakdown, tables)
 
     monkeypatch.setattr(batch, "_judge_records", watched)
     assert client.post(BATCH, json={"hands": [GOOD]}).status_code == 200

@@ -71,7 +71,8 @@ def test_every_verdict_carries_a_receipt_an_independent_library_verifies(
     assert claims["endpoint"] == path == record["endpoint"]
     assert claims["request_sha256"] == record["body_sha256"]
     assert claims["response_sha256"] == audit.sha256(response.get_data())
-    assert claims["ruleset"] == RULESET and claims["build"] == build_digest()
+    assert claims["ruleset"] == response.get_json()["ruleset"] == record["ruleset"]
+    assert claims["build"] == build_digest()
     assert record["receipt"] == {
         "kid": signed.key.kid,
         "sha256": audit.sha256(receipt.encode("ascii")),
@@ -122,11 +123,34 @@ def test_a_stored_verdict_replays_to_the_same_bytes(signed: Signed, example: str
     path, body = VERDICTS[example]
     response = signed.client.post(path, json=body)
     receipt = response.headers["Verdict-Receipt"]
-    result = _verify(signed.client, endpoint=path, request=body, receipt=receipt)
+    ruleset = response.get_json()["ruleset"]
+    result = _verify(signed.client, endpoint=path, ruleset=ruleset, request=body, receipt=receipt)
     assert result["match"] is True
     assert result["receipt"] == {"valid": True, "reason": "VALID", "kid": signed.key.kid}
     assert result["response_sha256"]["recomputed"] == audit.sha256(response.get_data())
     assert result["status"] == 200
+    assert result["ruleset"] == ruleset
+
+
+def test_a_receipt_names_the_ruleset_its_verdict_followed(signed: Signed) -> None:
+    """docs/rules.md §13.6: the receipt, the answer and the audit line name one ruleset, and a
+    verification that expects another is refused; the replay follows the stored request's own."""
+    body = {**SCORE_BODY, "ruleset": {"base": "literal/1", "tie": "split"}}
+    response = signed.client.post("/v1/hands/score", json=body)
+    answer = response.get_json()
+    custom = "classic/1:coronka=from_king,three_aces=0,trump_doubles=any_trump_card"
+    assert answer["ruleset"] == custom and answer["score"] == 20
+    receipt = response.headers["Verdict-Receipt"]
+    claims = jwt.decode(receipt, options={"verify_signature": False})
+    record = signed.record()
+    assert claims["ruleset"] == custom == record["ruleset"]
+    assert record["ruleset_sha256"] == answer["ruleset_sha256"]
+    result = _verify(signed.client, ruleset=custom, request=body, receipt=receipt)
+    assert result["match"] is True and result["ruleset"] == custom
+    refused = _verify(signed.client, request=body, receipt=receipt)  # expects classic/1
+    assert refused["match"] is False
+    assert refused["receipt"]["reason"] == "RULESET_MISMATCH"
+    assert refused["ruleset"] == custom  # what the replay followed
 
 
 def test_the_request_may_be_spelled_differently(signed: Signed) -> None:

@@ -29,11 +29,14 @@ from quart_bezique.api.contract.fields import (
     CARD_CODES,
     CARD_DESCRIPTION,
     CARD_PATTERN,
+    RULESET_CHOICE,
+    RULESET_IDS,
     SUIT_CODES,
     TRUMP_DESCRIPTION,
     TRUMP_PATTERN,
     HandsByPlayer,
     JsonSchemaMixin,
+    ruleset_choice_schema,
 )
 from quart_bezique.api.contract.operation import Operation
 from quart_bezique.api.contract.problems import (
@@ -69,7 +72,6 @@ from quart_bezique.api.envelope.road import Road
 from quart_bezique.api.envelope.routes import is_protected_template
 from quart_bezique.game.betting import ReasonCode
 from quart_bezique.game.errors import RulesError
-from quart_bezique.game.ruleset import RULESET
 from quart_bezique.game.scoring import CombinationType, ensure_tables
 from quart_bezique.integrity import Manifest
 
@@ -293,7 +295,8 @@ def _operation(
     # Explicit either way: an open operation says so (``[]``), so a generated client never
     # applies a document-wide default to it.
     doc["security"] = [dict(requirement) for requirement in SECURITY] if protected else []
-    doc["parameters"] = ["AcceptLanguage"]  # apispec resolves a component name to its $ref
+    # apispec resolves a component name to its $ref
+    doc["parameters"] = ["AcceptLanguage", *(dict(p) for p in op.parameters)]
     if op.description:
         doc["description"] = op.description
     if op.request is not None:
@@ -348,7 +351,11 @@ SHARED_ENUMS: Final[Mapping[str, tuple[str, tuple[str, ...]]]] = {
         "Why a betting action is illegal (docs/rules.md §9).",
         tuple(c.value for c in ReasonCode),
     ),
-    "Ruleset": ("The ruleset an answer follows (docs/rules.md).", (RULESET,)),
+    "RulesetId": (
+        "A ruleset's canonical id (docs/rules.md §13.6): a preset's name, or `classic/1:` and the "
+        "switches that differ from it, sorted by name.",
+        RULESET_IDS,
+    ),
 }
 """Enumerations apispec would repeat inline at every use (and a client generator would turn into
 one type per use): each becomes a component, and every schema whose ``enum`` lists exactly its
@@ -496,6 +503,7 @@ def build_spec(
     converter.map_to_openapi_type(HandsByPlayer, "object", None)
     converter.add_attribute_function(_field_extras)
     spec.components.schema("Problem", schema=ProblemSchema)
+    spec.components.schema(RULESET_CHOICE, component=ruleset_choice_schema())
     spec.components.schema("Action", schema=ActionSchema)
     for name, response in _problem_responses().items():
         spec.components.response(name, response)

@@ -16,6 +16,7 @@ from quart_bezique.api.endpoints import (
     metrics,
     odds,
     rounds,
+    rulesets,
     showdown,
     verdicts,
 )
@@ -29,6 +30,7 @@ ENDPOINTS: Final[tuple[Endpoint, ...]] = unique(
         *betting.ENDPOINTS,
         *rounds.ENDPOINTS,
         *health.ENDPOINTS,
+        *rulesets.ENDPOINTS,
         *docs.ENDPOINTS,
         *adjudicate.ENDPOINTS,
         *index.ENDPOINTS,

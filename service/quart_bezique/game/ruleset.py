@@ -131,7 +131,7 @@ def _digest(ruleset: Ruleset) -> str:
 
 
 def _invalid_value(name: str, value: object, path: tuple[PathElement, ...]) -> RulesetError:
-    choices = ", ".join(repr(v) if isinstance(v, str) else str(v) for v in _values(name))
+    choices = ", ".join(json.dumps(v) for v in _values(name))
     return RulesetError(
         N_("the switch {switch} takes one of {choices}, not {value}").format(
             switch=name, choices=choices, value=_shown(value)
@@ -155,17 +155,18 @@ def _is_json(value: object) -> bool:
 
 
 def _preset(name: object, path: tuple[PathElement, ...]) -> Ruleset:
+    """A ruleset written as a string: a preset's name or a canonical id, exactly as an answer
+    names it (so the id a receipt names can be sent again as it is). Only those: a finite set
+    that a JSON Schema ``enum`` states exactly."""
     if not isinstance(name, str):
         raise RulesetError(
-            N_("a ruleset is a preset's name or an object of switches"),
+            N_("a ruleset is a preset's name, a ruleset id or an object of switches"),
             code="INVALID_RULESET",
             path=path,
         )
-    found = PRESETS.get(name)
+    found = BY_ID.get(name)
     if found is not None:
         return found
-    if ":" in name:
-        return _from_id(name, path)
     raise RulesetError(
         N_("there is no ruleset {name}; the presets are {presets}").format(
             name=_shown(name), presets=", ".join(PRESETS)
@@ -173,25 +174,6 @@ def _preset(name: object, path: tuple[PathElement, ...]) -> Ruleset:
         code="UNKNOWN_RULESET",
         path=path,
     )
-
-
-def _from_id(text: str, path: tuple[PathElement, ...]) -> Ruleset:
-    """A custom ruleset's canonical id read back (``base:switch=value,…``), so the id a receipt
-    names can be sent again as it is."""
-    base, _, rest = text.partition(":")
-    values: dict[str, object] = {}
-    for item in rest.split(","):
-        name, equals, value = item.partition("=")
-        if not equals or name in values:
-            raise RulesetError(
-                N_("{text} is not a ruleset id: write base:switch=value,switch=value").format(
-                    text=_shown(text)
-                ),
-                code="UNKNOWN_RULESET",
-                path=path,
-            )
-        values[name] = int(value) if value.isdigit() and value.isascii() else value
-    return _combined(_preset(base, path), values, path)
 
 
 def _combined(
@@ -207,10 +189,11 @@ def _combined(
                 code="UNKNOWN_SWITCH",
                 path=(*path, name),
             )
-        if isinstance(value, bool) or value not in _values(name):
+        if isinstance(value, bool) or not isinstance(value, int | float | str):
             raise _invalid_value(name, value, path)
-        assert isinstance(value, int | str)
-        changes[name] = value
+        if value not in _values(name):
+            raise _invalid_value(name, value, path)
+        changes[name] = int(value) if isinstance(value, float) else value  # JSON's 6.0 is 6
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
@@ -234,3 +217,16 @@ def resolve_ruleset(
         base = _preset(spec.get("base", RULESET), (*path, "base"))
         return _combined(base, switches, path)
     return _preset(spec, path)
+
+
+def _every_ruleset() -> tuple[Ruleset, ...]:
+    combinations: list[dict[str, int | str]] = [{}]
+    for switch in SWITCHES:
+        combinations = [{**c, switch.name: v} for c in combinations for v in switch.values]
+    return tuple(Ruleset(**c) for c in combinations)  # type: ignore[arg-type]
+
+
+EVERY_RULESET: Final = _every_ruleset()
+"""Every combination of switch values (16), classic/1 first."""
+BY_ID: Final[dict[str, Ruleset]] = {r.id: r for r in EVERY_RULESET}
+"""Every ruleset by its canonical id: the strings a request may name a ruleset by."""

@@ -71,9 +71,17 @@ class Signer:
             endpoint, request_sha256, hashlib.sha256(response_body).hexdigest()
         )
 
-    def sign_digests(self, endpoint: str, request_sha256: str, response_sha256: str) -> str:
+    def sign_digests(
+        self,
+        endpoint: str,
+        request_sha256: str,
+        response_sha256: str,
+        *,
+        ruleset: str | None = None,
+    ) -> str:
         """``sign`` for a caller that has hashed the response already (the audit record's
-        ``response_sha256``): a large batch answer is then not hashed twice."""
+        ``response_sha256``): a large batch answer is then not hashed twice. ``ruleset``: the
+        id the verdict's answer names (docs/rules.md §13.6), else the signer's default."""
         payload = {
             "alg": ALGORITHM,
             "build": self._build,
@@ -81,7 +89,7 @@ class Signer:
             "kid": self._key.kid,
             "request_sha256": request_sha256,
             "response_sha256": response_sha256,
-            "ruleset": self._ruleset,
+            "ruleset": ruleset or self._ruleset,
             "time": self._clock(),
             "version": self._version,
         }

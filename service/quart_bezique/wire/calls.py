@@ -16,6 +16,7 @@ from quart_bezique.game.betting import BettingResult, validate_betting
 from quart_bezique.game.cards import TrumpError
 from quart_bezique.game.errors import PathElement, RulesError
 from quart_bezique.game.odds import Odds, hand_odds
+from quart_bezique.game.ruleset import RulesetError
 from quart_bezique.game.scoring import HandScore, score_hand
 from quart_bezique.game.settlement import Settlement, settle_round
 from quart_bezique.game.showdown import Showdown, compare_hands
@@ -25,6 +26,8 @@ def score(body: Any) -> HandScore:
     """``POST /v1/hands/score``: a refusal points at ``/trump`` or into ``/cards``."""
     try:
         return score_hand(body["cards"], body.get("trump"), body.get("ruleset"))
+    except RulesetError:
+        raise  # rooted at /ruleset already
     except RulesError as error:
         raise error.at("trump" if isinstance(error, TrumpError) else "cards") from None
 
@@ -37,7 +40,8 @@ def showdown(body: Any) -> Showdown:
             first["cards"], second["cards"], body.get("trump"), body.get("ruleset")
         )
     except RulesError as error:
-        error.path = _in_hands(error.path)
+        if not isinstance(error, RulesetError):  # rooted at /ruleset already
+            error.path = _in_hands(error.path)
         raise
 
 

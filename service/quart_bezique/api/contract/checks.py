@@ -84,8 +84,26 @@ class AllDifferent:
     """Validator: the list's items are all different (JSON Schema ``uniqueItems``)."""
 
 
-FastCheck = Member | Identical | Mapping | Distinct | PresentUnless | AllDifferent
-_FAST_CHECKS: Final = (Member, Identical, Mapping, Distinct, PresentUnless, AllDifferent)
+@dataclass(frozen=True, slots=True)
+class Resolves:
+    """A value that ``resolve`` takes without raising ``refusal``: the field's own loader, called
+    as it is, where what it accepts is a small finite set better stated by the function that
+    defines it (a ruleset: a name, or an object of a few switches)."""
+
+    resolve: Callable[[Any], object]
+    refusal: type[Exception]
+
+
+FastCheck = Member | Identical | Mapping | Distinct | PresentUnless | AllDifferent | Resolves
+_FAST_CHECKS: Final = (
+    Member,
+    Identical,
+    Mapping,
+    Distinct,
+    PresentUnless,
+    AllDifferent,
+    Resolves,
+)
 
 
 def fast_check_of(owner: object) -> FastCheck | None:
@@ -169,7 +187,8 @@ def derive(schema: Schema, *, items_elsewhere: Iterable[str] = ()) -> Check:
       (``strict``), ``Boolean``;
     - validators ``Length`` (and ``CountOf``), ``Range``, ``OneOf``;
     - anything carrying a **fast check**, saying in the small vocabulary above (``Member``,
-      ``Identical``, ``Mapping``, ``AllDifferent``, ``Distinct``, ``PresentUnless``) what it
+      ``Identical``, ``Mapping``, ``AllDifferent``, ``Distinct``, ``PresentUnless``,
+      ``Resolves``) what it
       accepts: a field or validator as a ``fast_check`` method of its own class, a
       ``validates_schema`` method marked ``@fast_rule(...)``. The fast twin sits next to the
       validation it mirrors.
@@ -349,6 +368,10 @@ def _custom(src: _Source, rule: FastCheck, x: str, d: int) -> None:
         _field(src, rule.value, y, d + 1)
     elif isinstance(rule, AllDifferent):
         src.emit(d, f"if len(set({x})) != len({x}): return False")
+    elif isinstance(rule, Resolves):
+        src.emit(d, "try:")
+        src.emit(d + 1, f"{src.const(rule.resolve)}({x})")
+        src.emit(d, f"except {src.const(rule.refusal)}: return False")
     else:
         raise NotCompilable(f"{rule!r} is a schema rule, not a field's")
 

@@ -19,6 +19,7 @@ from quart_bezique.api.contract.checks import (
     FastCheck,
     Identical,
     Member,
+    Resolves,
 )
 from quart_bezique.api.contract.checks import Mapping as MappingCheck
 from quart_bezique.api.contract.error_codes import CountOf, coded
@@ -35,6 +36,14 @@ from quart_bezique.game.cards import (
     parse_suit,
 )
 from quart_bezique.game.messages import N_, NP_, Message
+from quart_bezique.game.ruleset import (
+    BY_ID,
+    PRESETS,
+    SWITCHES,
+    Ruleset,
+    RulesetError,
+    resolve_ruleset,
+)
 
 CARD_PATTERN: Final = (
     "^(?:(?:10|[9TJQKAtjqka])[SCHDschd♠♣♥♦]|(?:10|9|[ТВДКтвдк])[ПТКЧБпткчб]|[ВДКвдк][♠♣♥♦])$"
@@ -242,3 +251,67 @@ class HandsByPlayer(fields.Field[dict[str, list[str]]], JsonSchemaMixin):
         if errors:
             raise ValidationError(errors)
         return hands
+
+
+RULESET_IDS: Final[tuple[str, ...]] = (*PRESETS, *sorted(i for i in BY_ID if i not in PRESETS))
+"""Every string that names a ruleset: the presets, then every other combination's id."""
+RULESET_DESCRIPTION: Final = (
+    "The rules to judge by (docs/rules.md §13); absent: `classic/1`, and the answer is exactly "
+    "what it was before rulesets existed. Either a ruleset's id, exactly as answers name it (a "
+    "preset such as `literal/1`, or `classic/1:` and the switches that differ from it), or an "
+    "object: an optional `base` (an id; default `classic/1`) and the switches to change."
+)
+
+
+RULESET_CHOICE: Final = "RulesetChoice"
+"""The name of the request's ruleset schema among the document's components (one definition,
+referred to by every request that takes a ruleset)."""
+
+
+def ruleset_choice_schema() -> dict[str, Any]:
+    """What a request may send as its ``ruleset``: exactly what the core's resolver takes."""
+    identifier = {"$ref": "#/components/schemas/RulesetId"}
+    switches = {s.name: {"enum": list(s.values)} for s in SWITCHES}
+    return {
+        "description": RULESET_DESCRIPTION,
+        "oneOf": [
+            identifier,
+            {
+                "type": "object",
+                "properties": {"base": identifier, **switches},
+                "additionalProperties": False,
+            },
+        ],
+    }
+
+
+def _load_ruleset(value: Any) -> Ruleset:
+    """The core's reading, its refusals pointing into the field (``("tie",)``, ``("base",)``).
+    Null is not a ruleset on the wire (the core reads None as "the default"): the field refuses
+    it before this runs, and the derived check must refuse it too."""
+    if value is None:
+        raise RulesetError(
+            N_("a ruleset is a preset's name, a ruleset id or an object of switches")
+        )
+    return resolve_ruleset(value, ())
+
+
+class RulesetField(fields.Field[Ruleset], JsonSchemaMixin):
+    """A ruleset (docs/rules.md §13.6), read by the core's own resolver: a string id or an object
+    of switches. Its JSON Schema lists exactly what the resolver takes."""
+
+    def fast_check(self) -> FastCheck:
+        return Resolves(_load_ruleset, RulesetError)
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"json_schema": {"$ref": f"#/components/schemas/{RULESET_CHOICE}"}}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Ruleset:
+        try:
+            return _load_ruleset(value)
+        except RulesetError as error:
+            message = coded(error.message, error.code)
+            if not error.path:
+                raise ValidationError(message) from None
+            raise ValidationError({str(error.path[0]): [message]}) from None

@@ -46,3 +46,5 @@ class Operation:
     """Other answers without a body (a redirect), by status, with their description."""
     raw_response: Mapping[str, Any] | None = None
     """A literal response content schema when ``response`` is not a marshmallow schema."""
+    parameters: tuple[Mapping[str, Any], ...] = ()
+    """Query parameters (OpenAPI parameter objects), besides ``Accept-Language``."""

@@ -4,7 +4,7 @@ what clients display can never drift from what the service computes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from marshmallow import fields, validate
 
@@ -13,6 +13,7 @@ from quart_bezique.api.contract.fields import (
     CARD_PATTERN,
     PLAYER_MAX_LENGTH,
     PLAYER_MIN_LENGTH,
+    RULESET_IDS,
     TRUMP_PATTERN,
 )
 from quart_bezique.api.contract.schemas import BaseSchema
@@ -27,7 +28,7 @@ from quart_bezique.game.cards import (
     Rank,
     Suit,
 )
-from quart_bezique.game.ruleset import RULESET, RULESET_NAME, RULESET_VERSION
+from quart_bezique.game.ruleset import CLASSIC, Ruleset
 from quart_bezique.game.scoring import CombinationType
 
 _SUIT_NAMES = {
@@ -48,15 +49,41 @@ def _four_of_a_kind_points() -> dict[str, int]:
     }
 
 
-def _combinations() -> list[dict[str, Any]]:
+def _three_of_a_kind(ruleset: Ruleset) -> dict[str, Any]:
+    kind: dict[str, Any] = {
+        "type": CombinationType.THREE_OF_A_KIND.value,
+        "cards": 3,
+        "description": "Three cards of one rank (any suits, duplicates allowed).",
+    }
+    if ruleset.three_aces == scoring.THREE_OF_A_KIND_POINTS:
+        kind["points"] = scoring.THREE_OF_A_KIND_POINTS
+    else:  # switch three_aces (docs/rules.md §13.1)
+        kind["description"] += " Three aces score nothing, like four aces."
+        kind["points_by_rank"] = {
+            rank.value: ruleset.three_aces if rank is Rank.ACE else scoring.THREE_OF_A_KIND_POINTS
+            for rank in RANKS
+        }
+    return kind
+
+
+_CORONKA: Final = {
+    "consecutive": "Three or four cards of one suit with consecutive ranks "
+    "(9 10 J Q K A, no wrap).",
+    "from_king": "K-Q-J or K-Q-J-10 of one suit, and no other run (switch coronka, §13.2).",
+}
+_TRUMP_COMBINATIONS: Final = {
+    "pure_trump": "A combination scores its points times the factor only when all its cards are "
+    "of the trump suit; a bezique always mixes suits and is never doubled.",
+    "any_trump_card": "A combination scores its points times the factor when at least one of its "
+    "cards is of the trump suit, beziques and double beziques included (switch trump_doubles, "
+    "§13.3).",
+}
+
+
+def _combinations(ruleset: Ruleset) -> list[dict[str, Any]]:
     kinds = CombinationType
     return [
-        {
-            "type": kinds.THREE_OF_A_KIND.value,
-            "cards": 3,
-            "description": "Three cards of one rank (any suits, duplicates allowed).",
-            "points": scoring.THREE_OF_A_KIND_POINTS,
-        },
+        _three_of_a_kind(ruleset),
         {
             "type": kinds.FOUR_OF_A_KIND.value,
             "cards": 4,
@@ -84,22 +111,28 @@ def _combinations() -> list[dict[str, Any]]:
         {
             "type": kinds.CORONKA.value,
             "cards": sorted(scoring.CORONKA_POINTS),
-            "description": "Three or four cards of one suit with consecutive ranks "
-            "(9 10 J Q K A, no wrap).",
+            "description": _CORONKA[ruleset.coronka],
             "points_by_length": {str(n): p for n, p in sorted(scoring.CORONKA_POINTS.items())},
         },
     ]
 
 
-def rules_document(config: Config) -> dict[str, Any]:
-    """Everything a client needs to display and check scores, and the service's limits."""
-    return {
-        "ruleset": RULESET,
-        "name": RULESET_NAME,
-        "version": RULESET_VERSION,
+def rules_document(
+    config: Config, ruleset: Ruleset = CLASSIC, named: bool = False
+) -> dict[str, Any]:
+    """Everything a client needs to display and check scores under ``ruleset``, and the
+    service's limits. ``named``: the request named the ruleset, so the document also gives its
+    digest and switch values (docs/rules.md §13.6); without it, ``classic/1``'s document is
+    exactly what it was before rulesets existed."""
+    base = ruleset.preset or CLASSIC.id
+    name, _, version = base.partition("/")
+    document: dict[str, Any] = {
+        "ruleset": ruleset.id,
+        "name": name,
+        "version": int(version),
         "specification": {
             "document": SPECIFICATION,
-            "ruleset": RULESET,
+            "ruleset": ruleset.id,
             "notation": SPECIFICATION + "#s2",
         },
         "cards": {
@@ -131,15 +164,14 @@ def rules_document(config: Config) -> dict[str, Any]:
             "cards": COPIES_IN_SHOE * len(RANKS) * len(SUITS),
         },
         "hand_size": HAND_SIZE,
-        "combinations": _combinations(),
+        "combinations": _combinations(ruleset),
         "sharing": "A card belongs to at most one declared combination, except that a bezique "
         "may share one card with a coronka (rule 5.2).",
         "trump": {
             "pattern": TRUMP_PATTERN,
             "factor": scoring.TRUMP_FACTOR,
             "loose_cards": "A loose card of the trump suit scores its points times the factor.",
-            "combinations": "A combination scores its points times the factor only when all its "
-            "cards are of the trump suit; a bezique always mixes suits and is never doubled.",
+            "combinations": _TRUMP_COMBINATIONS[ruleset.trump_doubles],
         },
         "betting": {
             "min_players": betting.MIN_PLAYERS,
@@ -155,6 +187,10 @@ def rules_document(config: Config) -> dict[str, Any]:
             "player_id_length": {"min": PLAYER_MIN_LENGTH, "max": PLAYER_MAX_LENGTH},
         },
     }
+    if named:
+        document["ruleset_sha256"] = ruleset.digest
+        document["switches"] = ruleset.switches()
+    return document
 
 
 # --- documentation of the document (response schema only) ----------------------------------
@@ -257,8 +293,19 @@ class LimitsSchema(BaseSchema):
 class RulesSchema(BaseSchema):
     """The ruleset as data."""
 
-    ruleset = fields.String(required=True, validate=validate.OneOf([RULESET]))
-    name = fields.String(required=True)
+    ruleset = fields.String(required=True, validate=validate.OneOf(RULESET_IDS))
+    ruleset_sha256 = fields.String(
+        validate=validate.Regexp("^[0-9a-f]{64}$"),
+        metadata={"description": "Present when the request named a ruleset (§13.6)."},
+    )
+    switches = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        metadata={"description": "Each switch's value; present when the request named a ruleset."},
+    )
+    name = fields.String(
+        required=True, metadata={"description": "The preset's name (a custom ruleset's base)."}
+    )
     version = fields.Integer(required=True)
     specification = _nested(SpecificationSchema)
     cards = _nested(CardsRulesSchema)

@@ -19,9 +19,11 @@ from quart_bezique.api.config import Config
 from quart_bezique.api.contract.checks import Distinct, PresentUnless, fast_rule
 from quart_bezique.api.contract.fields import (
     CARD_CODES,
+    RULESET_IDS,
     SUIT_CODES,
     CardField,
     HandsByPlayer,
+    RulesetField,
     StrictBoolean,
     TrumpField,
     Unique,
@@ -35,7 +37,6 @@ from quart_bezique.game.betting import MAX_PLAYERS, MIN_PLAYERS, ActionType, Pha
 from quart_bezique.game.cards import CARDS, COPIES_IN_SHOE, HAND_SIZE
 from quart_bezique.game.messages import N_, Message
 from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED, MAX_OPPONENTS, MAX_SEED
-from quart_bezique.game.ruleset import RULESET
 from quart_bezique.game.scoring import CombinationType
 
 ACTION_TYPES: Final[tuple[str, ...]] = tuple(t.value for t in ActionType)
@@ -63,6 +64,13 @@ class HandSchema(BaseSchema):
     trump = TrumpField()
 
 
+class ScoreSchema(HandSchema):
+    """``POST /v1/hands/score``: a hand, and the ruleset to score it by (docs/rules.md §13); a
+    batch names its ruleset once, for all its hands (``HandSchema`` is its item)."""
+
+    ruleset = RulesetField()
+
+
 class ShowdownHandSchema(BaseSchema):
     player = player_field(required=True)
     cards = hand_field(required=True)
@@ -71,6 +79,7 @@ class ShowdownHandSchema(BaseSchema):
 class ShowdownSchema(BaseSchema):
     """Two hands, distinct player ids, one optional trump (section 8)."""
 
+    ruleset = RulesetField()
     trump = TrumpField()
     hands = fields.List(
         fields.Nested(ShowdownHandSchema),
@@ -134,6 +143,7 @@ class OddsSchema(BaseSchema):
 
     cards = hand_field(required=True)
     trump = TrumpField()
+    ruleset = RulesetField()
     seen = fields.List(
         CardField(),
         load_default=list,
@@ -169,7 +179,7 @@ class OddsSchema(BaseSchema):
 class RequestSchemas:
     """The request schema classes of one app, with its configured limits baked in."""
 
-    hand: type[HandSchema]
+    hand: type[ScoreSchema]
     batch: type[BaseSchema]
     showdown: type[ShowdownSchema]
     betting: type[BaseSchema]
@@ -196,6 +206,7 @@ def request_schemas(config: Config) -> RequestSchemas:
                 "default": True,
             },
         )
+        ruleset = RulesetField()
 
     class BettingSchema(BaseSchema):
         """A betting round's setup and its actions so far (section 9)."""
@@ -217,6 +228,7 @@ def request_schemas(config: Config) -> RequestSchemas:
             },
         )
         dealer = player_field(required=True, metadata={"description": "One of the players."})
+        ruleset = RulesetField()
         ante = money_field("Chips each player puts in before the deal.", required=True)
         minimum_stake = money_field(
             "Smallest first stake (default: the ante).", allow_none=True, load_default=None
@@ -258,7 +270,9 @@ def request_schemas(config: Config) -> RequestSchemas:
             },
         )
 
-    return RequestSchemas(HandSchema, BatchScoreSchema, ShowdownSchema, BettingSchema, SettleSchema)
+    return RequestSchemas(
+        ScoreSchema, BatchScoreSchema, ShowdownSchema, BettingSchema, SettleSchema
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -277,8 +291,21 @@ def _cards_out(**kwargs: Any) -> fields.List[str]:
 def _ruleset() -> fields.String:
     return fields.String(
         required=True,
-        validate=validate.OneOf([RULESET]),
-        metadata={"description": "The ruleset this answer follows (docs/rules.md)."},
+        validate=validate.OneOf(RULESET_IDS),
+        metadata={
+            "description": "The ruleset this answer follows, by its canonical id (docs/rules.md "
+            "§13.6): `classic/1` unless the request named another."
+        },
+    )
+
+
+def _ruleset_sha256() -> fields.String:
+    return fields.String(
+        validate=validate.Regexp("^[0-9a-f]{64}$"),
+        metadata={
+            "description": "SHA-256 (hex) of the ruleset's switch values as canonical JSON "
+            "(docs/rules.md §13.6); present only when the request named a ruleset."
+        },
     )
 
 
@@ -309,6 +336,7 @@ class ScoredHandSchema(BaseSchema):
 
 class ScoreResponseSchema(ScoredHandSchema):
     ruleset = _ruleset()
+    ruleset_sha256 = _ruleset_sha256()
 
 
 class BatchResultSchema(BaseSchema):
@@ -324,6 +352,7 @@ class BatchResultSchema(BaseSchema):
 class BatchScoreResponseSchema(BaseSchema):
     results = fields.List(fields.Nested(BatchResultSchema), required=True)
     ruleset = _ruleset()
+    ruleset_sha256 = _ruleset_sha256()
 
 
 class ShowdownHandResultSchema(BaseSchema):
@@ -345,6 +374,7 @@ class ShowdownResultSchema(BaseSchema):
 
 class ShowdownResponseSchema(ShowdownResultSchema):
     ruleset = _ruleset()
+    ruleset_sha256 = _ruleset_sha256()
 
 
 class PlayerStateSchema(BaseSchema):
@@ -403,6 +433,7 @@ class BettingResponseSchema(BaseSchema):
         },
     )
     ruleset = _ruleset()
+    ruleset_sha256 = _ruleset_sha256()
 
 
 class PayoutSchema(BaseSchema):
@@ -416,7 +447,13 @@ class SettleResponseSchema(BaseSchema):
     players = fields.List(fields.Nested(PayoutSchema), required=True)
     winners = fields.List(fields.String(), required=True)
     showdown = fields.Nested(ShowdownResultSchema, required=True, allow_none=True)
+    carried = _int(
+        "Chips nobody was paid, carried to the next round: the whole pot on a showdown tie "
+        "under `tie: carry` (docs/rules.md §13.4), else 0. Present only when the request named a "
+        "ruleset; payouts plus `carried` always add up to the pot."
+    )
     ruleset = _ruleset()
+    ruleset_sha256 = _ruleset_sha256()
 
 
 class OddsResponseSchema(BaseSchema):
@@ -462,6 +499,7 @@ class OddsResponseSchema(BaseSchema):
         metadata={"description": "Monte Carlo only: the largest standard error of the three."},
     )
     ruleset = _ruleset()
+    ruleset_sha256 = _ruleset_sha256()
 
 
 class StatusSchema(BaseSchema):

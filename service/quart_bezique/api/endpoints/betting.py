@@ -12,7 +12,6 @@ from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.game.errors import RulesError
-from quart_bezique.game.ruleset import RULESET
 from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import BETTING_PATH
 
@@ -70,9 +69,7 @@ def _verdict(body: Any) -> Judged:
         result = calls.betting(body)
     except RulesError as error:
         raise rules_problem(error) from None
-    out = render.betting(result)
-    out["ruleset"] = RULESET
-    return Judged(out)
+    return Judged(render.stamped(render.betting(result), result.ruleset, "ruleset" in body))
 
 
 ENDPOINTS = (

@@ -13,7 +13,6 @@ from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.api.fastpath import batch
 from quart_bezique.game.errors import RulesError
-from quart_bezique.game.ruleset import RULESET
 from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import BATCH_PATH, SCORE_PATH
 
@@ -31,6 +30,7 @@ SCORE = Operation(
     request_examples={
         "coronka_and_bezique": {"cards": ["KS", "QS", "JS", "JC"]},
         "marriage_in_trumps": {"cards": ["KH", "QH", "KD", "10D"], "trump": "H"},
+        "house_rules": {"cards": ["KS", "QS", "JS", "JC"], "trump": "S", "ruleset": "literal/1"},
     },
 )
 
@@ -60,9 +60,7 @@ def _score_handler(resources: Resources) -> Handler:
             scored = calls.score(body)
         except RulesError as error:  # the checks leave nothing for the core to refuse
             raise rules_problem(error) from None
-        out = render.scored_hand(scored)
-        out["ruleset"] = RULESET
-        return Judged(out)
+        return Judged(render.stamped(render.scored_hand(scored), scored.ruleset, "ruleset" in body))
 
     return Handler(resources.schemas.hand(), check_for(resources.schemas.hand), judge)
 

@@ -10,14 +10,16 @@ from __future__ import annotations
 from typing import Final
 
 import orjson
-from flask import Response
+from flask import Response, request
 
+from quart_bezique.api.contract.error_codes import code_of
 from quart_bezique.api.contract.operation import Operation
-from quart_bezique.api.contract.problems import NOT_READY, Problem
+from quart_bezique.api.contract.problems import NOT_READY, VALIDATION_ERROR, Problem
 from quart_bezique.api.contract.rules import RulesSchema, rules_document
 from quart_bezique.api.contract.schemas import StatusSchema
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources, View, static_json
 from quart_bezique.game.messages import N_
+from quart_bezique.game.ruleset import Ruleset, RulesetError, resolve_ruleset
 from quart_bezique.game.scoring import tables_ready
 
 RULES = Operation(
@@ -28,6 +30,18 @@ RULES = Operation(
     "this service's limits, for clients that display or check scores.",
     response=RulesSchema,
     answer_example="classic",
+    problems=(422,),
+    parameters=(
+        {
+            "name": "ruleset",
+            "in": "query",
+            "required": False,
+            "description": "The ruleset to describe, by its id (docs/rules.md §13.6); absent: "
+            "`classic/1`, exactly as before rulesets existed. An unknown id is a 422 whose "
+            "error points at `/ruleset`.",
+            "schema": {"$ref": "#/components/schemas/RulesetId"},
+        },
+    ),
 )
 
 HEALTH = Operation(
@@ -55,12 +69,39 @@ AUDIT_LAGGING: Final = N_("the audit log is not keeping up")
 
 
 def _rules_view(resources: Resources) -> View:
-    body = orjson.dumps(rules_document(resources.config))
+    """Each ruleset's document is built on its first request and kept: sixteen at most."""
+    config = resources.config
+    plain = orjson.dumps(rules_document(config))
+    named: dict[Ruleset, bytes] = {}
 
     def rules() -> Response:
+        asked = request.args.getlist("ruleset")
+        if not asked:
+            return static_json(plain)
+        if len(asked) > 1:
+            message = N_("name one ruleset, not {count}").format(count=len(asked))
+            raise _refused(message.coded("INVALID_RULESET"))
+        try:
+            ruleset = resolve_ruleset(asked[0])
+        except RulesetError as error:
+            raise _refused(error.message, error.code) from None
+        body = named.get(ruleset)
+        if body is None:
+            body = named[ruleset] = orjson.dumps(rules_document(config, ruleset, named=True))
         return static_json(body)
 
     return rules
+
+
+def _refused(message: str, code: str | None = None) -> Problem:
+    """A 422 for the ``ruleset`` query parameter, as the body's field is refused: its pointer
+    names the parameter (``/ruleset``)."""
+    found = code or code_of(message)
+    return Problem(
+        VALIDATION_ERROR,
+        message,
+        errors=[{"pointer": "/ruleset", "message": message, "code": found}],
+    )
 
 
 def _health_view(resources: Resources) -> View:

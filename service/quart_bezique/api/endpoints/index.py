@@ -24,6 +24,7 @@ LINKS = {
     "openapi_json": "/openapi.json",
     "openapi_yaml": "/openapi.yaml",
     "rules": "/v1/rules",
+    "rulesets": "/v1/rulesets",
     "health": "/healthz",
     "ready": "/readyz",
     "build": "/v1/build",
@@ -37,6 +38,10 @@ class IndexLinksSchema(BaseSchema):
     openapi_yaml = fields.String(required=True, metadata={"description": "The contract, YAML."})
     rules = fields.String(
         required=True, metadata={"description": "The ruleset as data (needs a key if keys are on)."}
+    )
+    rulesets = fields.String(
+        required=True,
+        metadata={"description": "The presets and switches a request may name as its ruleset."},
     )
     health = fields.String(required=True)
     ready = fields.String(required=True)

@@ -54,7 +54,7 @@ def _odds_handler(resources: Resources) -> Handler:
             result = calls.odds(body)
         except RulesError as error:
             raise rules_problem(error) from None
-        return Judged(render.odds(result))
+        return Judged(render.odds(result, "ruleset" in body))
 
     return Handler(resources.schemas.odds(), None, judge)
 

@@ -13,7 +13,6 @@ from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.game.errors import RulesError
-from quart_bezique.game.ruleset import RULESET
 from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import SETTLE_PATH
 
@@ -49,6 +48,17 @@ SETTLE = Operation(
             ],
             "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
         },
+        "tie_carried": {
+            "players": ["ann", "bob"],
+            "dealer": "bob",
+            "ante": 5,
+            "actions": [
+                {"player": "ann", "type": "stake", "amount": 5},
+                {"player": "bob", "type": "open", "amount": 5},
+            ],
+            "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
+            "ruleset": {"tie": "carry"},
+        },
         "uncontested": {
             "players": ["ann", "bob"],
             "dealer": "bob",
@@ -68,9 +78,8 @@ def _settle_handler(resources: Resources) -> Handler:
             result = calls.settle(body)
         except RulesError as error:  # the core roots its paths in this very body
             raise rules_problem(error) from None
-        out = render.settlement(result)
-        out["ruleset"] = RULESET
-        return Judged(out)
+        named = "ruleset" in body
+        return Judged(render.stamped(render.settlement(result, named), result.ruleset, named))
 
     return Handler(resources.schemas.settle(), check_for(resources.schemas.settle), judge)
 

@@ -12,7 +12,6 @@ from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.game.errors import RulesError
-from quart_bezique.game.ruleset import RULESET
 from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import SHOWDOWN_PATH
 
@@ -48,8 +47,7 @@ def _showdown_handler(resources: Resources) -> Handler:
         except RulesError as error:
             raise rules_problem(error) from None
         out = render.showdown(result, (first["player"], second["player"]))
-        out["ruleset"] = RULESET
-        return Judged(out)
+        return Judged(render.stamped(out, result.ruleset, "ruleset" in body))
 
     return Handler(resources.schemas.showdown(), check_for(resources.schemas.showdown), judge)
 

@@ -18,6 +18,7 @@ import orjson
 from flask import Response
 from marshmallow import fields, validate
 
+from quart_bezique.api.contract.fields import RULESET_IDS
 from quart_bezique.api.contract.i18n import ENGLISH, LANGUAGES
 from quart_bezique.api.contract.operation import BODY_ERRORS, Operation
 from quart_bezique.api.contract.problems import NOT_READY, Problem
@@ -47,8 +48,12 @@ class VerifyRequestSchema(BaseSchema):
     )
     ruleset = fields.String(
         required=True,
-        validate=validate.OneOf([RULESET]),
-        metadata={"description": "The ruleset the verdict was given under (the receipt says)."},
+        validate=validate.OneOf(RULESET_IDS),
+        metadata={
+            "description": "The id of the ruleset the verdict was given under, as its answer "
+            "and receipt name it (docs/rules.md §13.6). The request is replayed as it is, so "
+            "under the ruleset it names itself; a receipt of another ruleset is refused."
+        },
     )
     request = fields.Dict(
         required=True,
@@ -84,7 +89,13 @@ class ReceiptCheckSchema(BaseSchema):
 
 class VerifyResponseSchema(BaseSchema):
     endpoint = fields.String(required=True)
-    ruleset = fields.String(required=True)
+    ruleset = fields.String(
+        required=True,
+        metadata={
+            "description": "The ruleset the replay followed (its answer's `ruleset`), or the "
+            "named one when the replay was refused."
+        },
+    )
     version = fields.String(required=True, metadata={"description": "This service's version."})
     build = fields.String(required=True, metadata={"description": "This build's digest."})
     status = fields.Integer(
@@ -253,7 +264,7 @@ def _verify_handler(resources: Resources) -> Handler:
         return Judged(
             {
                 "endpoint": endpoint,
-                "ruleset": RULESET,
+                "ruleset": _followed(status, answer) or body["ruleset"],
                 "version": version,
                 "build": build_digest,
                 "status": status,
@@ -289,6 +300,14 @@ def _replayed(road: Road, body: Any) -> tuple[int, bytes, str]:
         if hashlib.sha256(answer_in).hexdigest() == recorded:
             return status_in, answer_in, language
     return status, answer, ENGLISH
+
+
+def _followed(status: int, answer: bytes) -> str | None:
+    """The ruleset id a replayed verdict names (None for a refusal, which names none)."""
+    if status != 200:
+        return None
+    found = orjson.loads(answer).get("ruleset")
+    return found if isinstance(found, str) else None
 
 
 def _recorded_digest(body: Any) -> str | None:

@@ -33,6 +33,8 @@ class Exchange:
         "received",
         "request_id",
         "response_digest",
+        "ruleset",
+        "ruleset_sha256",
         "status",
         "summary",
         "timed_out",
@@ -67,12 +69,22 @@ class Exchange:
         """The body did not arrive in time (``deadline.py`` cut the connection's read side)."""
         self.receipt: str | None = None
         """The verdict's signed receipt, when a signing key is configured."""
+        self.ruleset: str | None = None
+        """The id of the ruleset the verdict followed, as its answer names it (docs/rules.md
+        §13.6): the audit line and the receipt name the same one."""
+        self.ruleset_sha256: str | None = None
+        """Its digest, when the answer carries it (the request named a ruleset)."""
 
     def answered(self, payload: Any, data: bytes) -> None:
         """Settle the verdict's audit facts from the payload and its bytes."""
         kind = self.kind
         self.judged = True
         self.hands = audit.hands_scored(kind, payload)
+        ruleset = payload.get("ruleset") if isinstance(payload, dict) else None
+        if isinstance(ruleset, str):
+            self.ruleset = ruleset
+            digest = payload.get("ruleset_sha256")
+            self.ruleset_sha256 = digest if isinstance(digest, str) else None
         if kind.betting:
             self.reason = audit.betting_reason(payload)
         if self.audit:

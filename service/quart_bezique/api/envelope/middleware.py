@@ -190,7 +190,7 @@ class Observer:
         if ex.body_digest is None or ex.response_digest is None:  # pragma: no cover - always set
             raise RuntimeError(f"verdict {ex.request_id} has no digests to sign")
         receipt = self.signer.sign_digests(  # type: ignore[union-attr]
-            route.label, ex.body_digest, ex.response_digest
+            route.label, ex.body_digest, ex.response_digest, ruleset=ex.ruleset
         )
         held.headers.append((RECEIPT_HEADER, receipt))
         ex.receipt = receipt
@@ -264,8 +264,10 @@ class Observer:
             "status": status,
             "duration_ms": round(seconds * 1000, 3),
             "version": self.version,
-            "ruleset": self.ruleset,
+            "ruleset": ex.ruleset or self.ruleset,
         }
+        if ex.ruleset_sha256 is not None:
+            record["ruleset_sha256"] = ex.ruleset_sha256
         if not route.matched and ex.code != UNAUTHORIZED.code:
             # Never for a refused request: a key pasted into a URL must not reach the log.
             record["path"] = environ.get("PATH_INFO", "")[: audit.MAX_PATH_LOGGED]

@@ -19,12 +19,14 @@ from marshmallow import Schema, fields, validate
 
 from quart_bezique.api.contract.checks import Member, fast_check_of
 from quart_bezique.api.contract.error_codes import CountOf
-from quart_bezique.api.contract.fields import StrictBoolean
+from quart_bezique.api.contract.fields import RulesetField, StrictBoolean
 from quart_bezique.api.contract.schemas import HandSchema
 from quart_bezique.api.envelope.road import Judged, Typed
 from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING, Suit
-from quart_bezique.game.ruleset import RULESET
+from quart_bezique.game.ruleset import CLASSIC, Ruleset, RulesetError, ScoringRules, resolve_ruleset
 from quart_bezique.game.scoring import (
+    BUILT_TABLES_KEPT,
+    CLASSIC_SCORING,
     TRUMP_SETTINGS,
     WEIGHT_BY_SPELLING,
     Combination,
@@ -81,6 +83,8 @@ def _hand_spellings() -> tuple[frozenset[str], frozenset[str]]:
 
 @dataclass(frozen=True, slots=True)
 class BatchTables:
+    rules: ScoringRules
+    """The scoring reading these tables answer under (docs/rules.md §13)."""
     weights: dict[str, int]
     """Card spelling (each one ``HandSchema`` accepts) to compact weight, plus ``ALIAS`` unless
     it is the canonical code: a hand's compact key is the sum, masked."""
@@ -101,8 +105,8 @@ class BatchTables:
     """Per trump setting and score, a tail's start: ``],"trump":…,"score":…,"combinations":[``."""
 
 
-def build() -> BatchTables:
-    core = batch_table()
+def build(rules: ScoringRules = CLASSIC_SCORING) -> BatchTables:
+    core = batch_table(rules)
     card_spellings, trump_spellings = _hand_spellings()
     codes = {card.code for card in CARD_BY_SPELLING.values()}
     letters = {suit.value for suit in SUIT_BY_SPELLING.values()}
@@ -114,6 +118,7 @@ def build() -> BatchTables:
     score_json = [orjson.Fragment(_exact(orjson.dumps({"score": s}))) for s in range(top + 1)]
     encoded = {spelling: orjson.dumps(card.code) for spelling, card in CARD_BY_SPELLING.items()}
     return BatchTables(
+        rules=rules,
         weights=weights,
         settings=settings,
         row_by_key=core.row_by_key,
@@ -138,20 +143,27 @@ def _head(trump: Suit | None, score: int) -> bytes:
     return text[len(_CARDS_HEAD) : -len(_LOOSE_HEAD + b"]}")]
 
 
-_TABLES: list[BatchTables] = []
+_TABLES: dict[ScoringRules, BatchTables] = {}
 
 
-def tables() -> BatchTables:
-    """Built on first use (``create_app`` asks before gunicorn forks) and kept."""
-    if not _TABLES:
-        _TABLES.append(build())
-    return _TABLES[0]
+def tables(rules: ScoringRules = CLASSIC_SCORING) -> BatchTables:
+    """``classic/1``'s built on first use (``create_app`` asks before gunicorn forks) and kept;
+    another reading's on its first use, kept among the ``BUILT_TABLES_KEPT`` most recent (as the
+    core keeps their score tables)."""
+    found = _TABLES.get(rules)
+    if found is None:
+        found = build(rules)
+        others = [r for r in _TABLES if r != CLASSIC_SCORING]
+        if rules != CLASSIC_SCORING and len(others) >= BUILT_TABLES_KEPT:
+            _TABLES.pop(others[0], None)
+        _TABLES[rules] = found
+    return found
 
 
 def _tail(t: BatchTables, setting: int, key: int, cards: tuple[str, ...]) -> bytes:
     """Splice (and keep, within the limit) what the cards' order does not change: everything
     after the cards, as ``render.scored_hand`` writes it."""
-    found = table(TRUMP_SETTINGS[setting]).breakdowns[
+    found = table(TRUMP_SETTINGS[setting], t.rules).breakdowns[
         sum(map(WEIGHT_BY_SPELLING.__getitem__, cards))
     ]
     tail = b"".join(
@@ -191,12 +203,18 @@ def _part(part: _Part, rendering: Callable[[Sequence[_Part]], list[dict[str, Any
 
 def _batch_limits(schema: Schema) -> tuple[int, int]:
     """The batch schema's hand-count bounds; raises unless the schema is ``{"hands": [1..n hands],
-    "breakdown"?: true|false}``, the one shape the typed decoder is derived for."""
+    "breakdown"?: true|false, "ruleset"?: ruleset}``, the one shape the typed decoder is derived
+    for."""
     loaded = schema.load_fields
-    hands, flag = loaded.get("hands"), loaded.get("breakdown")
+    hands, flag, ruleset = loaded.get("hands"), loaded.get("breakdown"), loaded.get("ruleset")
     lengths = [v for v in getattr(hands, "validators", ()) if isinstance(v, validate.Length)]
     if not (
-        set(loaded) == {"hands", "breakdown"}
+        set(loaded) == {"hands", "breakdown", "ruleset"}
+        and type(ruleset) is RulesetField
+        and not ruleset.required
+        and not ruleset.allow_none
+        and ruleset.data_key is None
+        and not ruleset.validators
         and type(hands) is fields.List
         and isinstance(hands.inner, fields.Nested)
         and hands.inner.nested is HandSchema
@@ -236,9 +254,15 @@ def record_type(schema: Schema) -> type[msgspec.Struct]:
         **options,
     )
     hands: Any = Annotated[list[hand], msgspec.Meta(min_length=low, max_length=high)]  # type: ignore[valid-type]
+    # A ruleset is decoded as any JSON string or object and read by the core's resolver after.
+    ruleset: Any = str | dict[str, Any] | msgspec.UnsetType
     return msgspec.defstruct(
         "Batch",
-        [("breakdown", bool | msgspec.UnsetType, msgspec.UNSET), ("hands", hands)],
+        [
+            ("breakdown", bool | msgspec.UnsetType, msgspec.UNSET),
+            ("hands", hands),
+            ("ruleset", ruleset, msgspec.UNSET),
+        ],
         kw_only=True,
         **options,
     )
@@ -260,22 +284,48 @@ def typed_decoder(schema: Schema) -> Callable[[bytes], Typed | None]:
             return None
         records = found.hands
         breakdown = found.breakdown is unset or found.breakdown
-        results, canonical, trumps = _judge_records(records, breakdown)
-        # A repeated key is dropped silently: then the text has more colons than pairs kept.
-        if data.count(b":") != 1 + (found.breakdown is not unset) + len(records) + trumps:
+        named = found.ruleset is not unset
+        rules = _ruleset(found.ruleset) if named else CLASSIC
+        if rules is None:
             return None
-        text = encode(found) if canonical else canonical_text(form, msgspec.to_builtins(found))
-        return Typed(Judged({"results": results, "ruleset": RULESET}), text)
+        results, canonical, trumps = _judge_records(records, breakdown, tables(rules.scoring))
+        # A repeated key is dropped silently: then the text has more colons than pairs kept.
+        pairs = 1 + (found.breakdown is not unset) + len(records) + trumps
+        if data.count(b":") != pairs + (_colons(found.ruleset) if named else 0):
+            return None
+        if canonical and not isinstance(found.ruleset, dict):  # a dict keeps the sender's order
+            text = encode(found)
+        else:
+            text = canonical_text(form, msgspec.to_builtins(found))
+        answer = render.stamped({"results": results}, rules, named)
+        return Typed(Judged(answer), text)
 
     return decode
 
 
+def _ruleset(value: Any) -> Ruleset | None:
+    """The core's reading of a decoded ruleset, or None for one it refuses (the schema explains)."""
+    try:
+        return resolve_ruleset(value)
+    except RulesetError:
+        return None
+
+
+def _colons(value: Any) -> int:
+    """The colons a resolved ruleset member holds in the body: its key's, those of the strings
+    in it (an id holds one), and one per member of an object (whose keys, switch names and
+    ``base``, hold none)."""
+    if isinstance(value, str):
+        return 1 + value.count(":")
+    strings = sum(v.count(":") for v in value.values() if isinstance(v, str))
+    return 1 + len(value) + strings
+
+
 def _judge_records(
-    records: Sequence[Any], breakdown: bool
+    records: Sequence[Any], breakdown: bool, t: BatchTables
 ) -> tuple[list[orjson.Fragment], bool, int]:
     """Each decoded record's result (the decoder checked them: nothing can fail), whether every
     card and trump is spelled canonically, and how many records name a trump."""
-    t = tables()
     w, settings, unset = t.weights, t.settings, msgspec.UNSET
     out: list[orjson.Fragment] = []
     append = out.append

@@ -8,6 +8,7 @@ import { $, clearErrors } from "./dom.js";
 import * as hand from "./hand.js";
 import { LANGS, language, loadCatalogs, onLanguage, setLanguage, t } from "./i18n.js";
 import * as odds from "./odds.js";
+import * as rulesets from "./rulesets.js";
 import * as settle from "./settle.js";
 import * as sheet from "./sheet.js";
 import * as showdown from "./showdown.js";
@@ -35,6 +36,7 @@ function clearRefusals() {
   for (const form of document.querySelectorAll("main form")) clearErrors(form);
   for (const line of document.querySelectorAll("main p.err")) line.textContent = "";
   hand.forgetRefusal();
+  rulesets.forgetRefusal();
   showdown.forgetRefusal();
 }
 
@@ -55,6 +57,7 @@ function show(view) {
 
 async function main() {
   await loadCatalogs();
+  await rulesets.load();
   for (const container of document.querySelectorAll("[data-cards]")) {
     cardInputs(container, container.dataset.cards);
     fillCards(container.dataset.cards);
@@ -62,6 +65,7 @@ async function main() {
   names().slice(0, 2).forEach((name, i) => { $(`sd-player-${i}`).value = name; });
   betting.init();
   translateStatic();
+  rulesets.init();
   settle.refreshSeats();
   sheet.render();
 
@@ -70,6 +74,7 @@ async function main() {
     settle.rename(retranslateInputs(previous));
     clearRefusals();
     translateStatic();
+    rulesets.render();
     hand.render();
     showdown.render();
     betting.retranslate();

@@ -13,6 +13,7 @@ import { roundPlace } from "./fields.js";
 import { showFailure, showProblems } from "./problems.js";
 import { REASON_SECTIONS, sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
+import { ruled, rulesetNote } from "./rulesets.js";
 
 export const TYPES = ["stake", "fold", "top_up", "open"];
 let timeline = null;
@@ -207,10 +208,12 @@ export function render() {
       el("p", { class: "sections", text: ["9.11", ...REASON_SECTIONS[code] || []].map((s) => sectionLabel(s)).join("; ") }),
       el("p", { text: verdict.state.legal_actions.length
         ? t("betting.alternatives", { player: verdict.state.to_act ?? "—" }) : t("betting.none") }),
-      el("ul", {}, verdict.state.legal_actions.map((legal) => el("li", { text: legalText(legal, verdict.state.pot) })))));
+      el("ul", {}, verdict.state.legal_actions.map((legal) => el("li", { text: legalText(legal, verdict.state.pot) })))),
+      rulesetNote(verdict) || "");
   } else if (verdict) {
     box.append(el("p", { class: "verdict win", text: t("betting.valid", { phase: t(`phase.${verdict.state.phase}`), pot: number(verdict.state.pot) }) }),
-      el("p", { class: "sections", text: ["9.10", "9.7"].map((s) => sectionLabel(s)).join("; ") }));
+      el("p", { class: "sections", text: ["9.10", "9.7"].map((s) => sectionLabel(s)).join("; ") }),
+      rulesetNote(verdict) || "");
   }
 }
 
@@ -225,8 +228,8 @@ export async function submit(event) {
     // Two calls: the state before any action, and the whole sequence with its trace (the state
     // after each accepted action, up to the first illegal one).
     const [start, exchange] = await Promise.all([
-      call("POST", "v1/betting/validate", { ...payload, actions: [] }),
-      call("POST", "v1/betting/validate", { ...payload, trace: true }),
+      call("POST", "v1/betting/validate", ruled({ ...payload, actions: [] })),
+      call("POST", "v1/betting/validate", ruled({ ...payload, trace: true })),
     ]);
     if (!start.ok || !exchange.ok) {
       showProblems([start, exchange], "betting-err", pointerInput, (pointer) => roundPlace(pointer));

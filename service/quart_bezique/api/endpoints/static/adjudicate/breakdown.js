@@ -6,10 +6,15 @@ import { el } from "./dom.js";
 import { t } from "./i18n.js";
 import { COMBINATION_SECTIONS, sectionLabel } from "./rules.js";
 
-/** A combination is doubled when the game has a trump and all its cards are trumps (rule 6.2). */
-export function isDoubled(combination, trump) {
-  return Boolean(trump) && combination.type !== "bezique"
-    && combination.cards.every((code) => split(code).suit === trump);
+const CLASSIC = { trump_doubles: "pure_trump" };
+
+/** A combination is doubled when the game has a trump and all its cards are trumps (rule 6.2),
+ * or, under the switch trump_doubles=any_trump_card (docs/rules.md §13.3), any one of them. */
+export function isDoubled(combination, trump, rules = CLASSIC) {
+  if (!trump) return false;
+  const trumps = (code) => split(code).suit === trump;
+  if (rules.trump_doubles === "any_trump_card") return combination.cards.some(trumps);
+  return combination.type !== "bezique" && combination.cards.every(trumps);
 }
 
 /** Which of the hand's positions each combination uses: copies are told apart, and a card is
@@ -28,11 +33,11 @@ export function positions(cards, combinations) {
   });
 }
 
-export function sectionsOf(result, trump) {
+export function sectionsOf(result, trump, rules = CLASSIC) {
   const found = ["5.5"];
   for (const combination of result.combinations) {
     found.push(...COMBINATION_SECTIONS[combination.type] || []);
-    if (isDoubled(combination, trump)) found.push("6.2");
+    if (isDoubled(combination, trump, rules)) found.push("6.2");
   }
   if (result.loose.length) found.push("5.4", "3.1");
   if (result.loose.some((loose) => trump && split(loose.card).suit === trump)) found.push("6.1");
@@ -44,7 +49,7 @@ function combinationName(combination) {
   return combination.type === "coronka" ? t("combo.coronka.of", { name, n: combination.cards.length }) : name;
 }
 
-export function renderBreakdown(result, trump, heading) {
+export function renderBreakdown(result, trump, heading, rules = CLASSIC) {
   const marks = positions(result.cards, result.combinations);
   const handRow = el("div", { class: "hand-row", role: "list", "aria-label": t("hand.cards") },
     result.cards.map((code, i) => {
@@ -57,7 +62,7 @@ export function renderBreakdown(result, trump, heading) {
     }));
 
   const rows = result.combinations.map((combination, n) => {
-    const doubled = isDoubled(combination, trump);
+    const doubled = isDoubled(combination, trump, rules);
     const sections = [...COMBINATION_SECTIONS[combination.type] || [], ...(doubled ? ["6.2"] : [])];
     return el("tr", { class: `mark-${n + 1}` },
       el("td", { text: String(n + 1) }),

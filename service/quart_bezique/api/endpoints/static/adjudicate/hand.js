@@ -8,6 +8,7 @@ import { cardsPlace } from "./fields.js";
 import { parts, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { record } from "./sheet.js";
+import { ruled, rulesetNote, rulesetSections, rulesOf } from "./rulesets.js";
 
 let last = null;
 
@@ -29,7 +30,8 @@ export function forgetRefusal() {
 
 export function render() {
   if (!last || !last.ok) return; // a refusal stays as shown until the language is switched
-  clear($("hand-result")).append(renderBreakdown(last.body, last.body.trump, t("hand.result")));
+  const body = last.body;
+  clear($("hand-result")).append(renderBreakdown(body, body.trump, t("hand.result"), rulesOf(body)), rulesetNote(body) || "");
 }
 
 /** The lines of a scored hand on the sheet: cards as faces. */
@@ -46,7 +48,7 @@ export function describe(exchange) {
   return {
     title: t("hand.title"),
     lines: [parts("sheet.hand", { cards: chips(body.cards), trump: trumpName(body.trump) }), ...scoreLines(body)],
-    sections: ["2.2", ...sectionsOf(body, body.trump)],
+    sections: ["2.2", ...sectionsOf(body, body.trump, rulesOf(body)), ...rulesetSections(body)],
   };
 }
 
@@ -61,7 +63,7 @@ export async function submit(event) {
     return;
   }
   $("hand-result").replaceChildren(el("p", { class: "hint", text: t("working") }));
-  const payload = { cards: read[0], trump: $("hand-trump").value || null };
+  const payload = ruled({ cards: read[0], trump: $("hand-trump").value || null });
   try {
     const exchange = await call("POST", "v1/hands/score", payload);
     last = exchange;

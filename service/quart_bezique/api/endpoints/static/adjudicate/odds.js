@@ -9,6 +9,7 @@ import { number, parts, plural, share, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
+import { ruled, rulesetNote, rulesetSections } from "./rulesets.js";
 
 let last = null;
 
@@ -51,7 +52,8 @@ export function render() {
     el("p", { text: t("odds.percentile", { p: share(body.percentile) }) }),
     el("p", { class: "hint", text: body.exact ? t("odds.exact", { remaining: body.remaining })
       : t("odds.estimate", { samples: number(body.samples), seed: body.seed, se: number(body.standard_error, 4) }) }),
-    el("p", { class: "sections", text: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"].map((s) => sectionLabel(s)).join("; ") }));
+    el("p", { class: "sections", text: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"].map((s) => sectionLabel(s)).join("; ") }),
+    rulesetNote(body) || "");
 }
 
 export function describe(exchange) {
@@ -64,7 +66,7 @@ export function describe(exchange) {
       outcome(body, "win", "wins"), outcome(body, "tie", "ties"), outcome(body, "loss", "losses"),
       t("odds.percentile", { p: share(body.percentile) }),
     ],
-    sections: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6"],
+    sections: ["12.2", "12.3", body.exact ? "12.4" : "12.5", "12.6", ...rulesetSections(body)],
   };
 }
 
@@ -78,7 +80,7 @@ export async function submit(event) {
     clear($("odds-result"));
     return;
   }
-  const payload = { cards: read[0], trump: $("odds-trump").value || null, opponents: Number($("odds-opponents").value) };
+  const payload = ruled({ cards: read[0], trump: $("odds-trump").value || null, opponents: Number($("odds-opponents").value) });
   clear($("odds-result")).append(el("p", { class: "hint", text: t("working") }));
   try {
     last = await call("POST", "v1/hands/odds", payload);

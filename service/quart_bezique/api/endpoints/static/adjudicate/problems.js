@@ -11,6 +11,7 @@
 
 import { $, showError } from "./dom.js";
 import { has, language, t } from "./i18n.js";
+import { aboutRuleset, showRefusal } from "./rulesets.js";
 
 function errorsOf(exchange) {
   const problem = exchange.body || {};
@@ -18,7 +19,7 @@ function errorsOf(exchange) {
   const aboutField = problem.code === "VALIDATION_ERROR";
   if (Array.isArray(problem.errors) && problem.errors.length) {
     return problem.errors.map((error) => ({
-      pointer: error.pointer || "", message: error.message || "", aboutField,
+      pointer: error.pointer || "", message: error.message || "", code: error.code, aboutField,
     }));
   }
   return [{ pointer: "", message: problem.detail || (exchange.body ? "" : exchange.text || ""), aboutField: false }];
@@ -68,6 +69,12 @@ export function showProblems(exchanges, formErrorId, inputFor, placeOf) {
   const lines = [];
   for (const exchange of failed) {
     for (const error of errorsOf(exchange)) {
+      if (aboutRuleset(error.pointer)) {
+        // The one picker of the page, not a field of this form: shown there, and named here.
+        showRefusal(error);
+        if (!lines.includes(t("rules.refused"))) lines.push(t("rules.refused"));
+        continue;
+      }
       const id = error.message.trim() ? inputFor(error.pointer) : null;
       if (id && placed.has(`${id}\n${error.message}`)) continue;
       if (id && showError(id, error.message)) {

@@ -15,6 +15,7 @@ import { list, number, parts, signed, t } from "./i18n.js";
 import { showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
+import { ruled, rulesetNote, rulesetSections, rulesOf } from "./rulesets.js";
 
 let last = null;
 let shown = null;
@@ -106,6 +107,8 @@ export function oddChip(body) {
 
 function outcomeLines(body) {
   const lines = [];
+  // A tie under tie=carry (docs/rules.md §13.4): nobody is paid, the pot goes to the next round.
+  if (body.carried > 0) return [t("settle.carried", { pot: number(body.carried) })];
   if (!body.showdown) lines.push(t("settle.uncontested", { player: body.winners[0], pot: number(body.pot) }));
   else if (body.winners.length === 1) lines.push(t("settle.won", { player: body.winners[0], pot: number(body.pot) }));
   else lines.push(t("settle.split", { players: list(body.winners), pot: number(body.pot) }));
@@ -127,8 +130,11 @@ export function render() {
   if ($("settle-note")) $("settle-note").textContent = noteText();
   if (!last || !last.ok) return;
   const body = last.body;
-  box.append(...outcomeLines(body).map((line, i) => el("p", { class: i === 0 ? "verdict win" : "odd-chip", text: line })),
-    el("p", { class: "sections", text: sections(body).map((s) => sectionLabel(s)).join("; ") }),
+  const first = body.carried > 0 ? "verdict tie carried" : "verdict win";
+  box.append(...outcomeLines(body).map((line, i) => el("p", { class: i === 0 ? first : "odd-chip", text: line })),
+    el("p", { class: "sections", text: [...sections(body), ...(body.carried > 0 ? rulesetSections(body) : [])]
+      .map((s) => sectionLabel(s)).join("; ") }),
+    rulesetNote(body) || "",
     el("table", { class: "payouts" },
       el("caption", { text: t("settle.caption", { pot: number(body.pot) }) }),
       el("thead", {}, el("tr", {}, ["settle.player", "settle.payout", "settle.net"].map((key) => el("th", { scope: "col", text: t(key) })))),
@@ -137,7 +143,7 @@ export function render() {
         el("td", { class: "num", text: number(p.payout) }),
         el("td", { class: `num ${p.net < 0 ? "neg" : p.net > 0 ? "pos" : ""}`.trim(), text: signed(p.net) }))))));
   if (body.showdown) {
-    box.append(el("div", { class: "two" }, body.showdown.hands.map((hand) => renderBreakdown(hand, body.showdown.trump, hand.player))));
+    box.append(el("div", { class: "two" }, body.showdown.hands.map((hand) => renderBreakdown(hand, body.showdown.trump, hand.player, rulesOf(body)))));
   }
 }
 
@@ -148,7 +154,7 @@ export function describe(exchange) {
     lines: [...outcomeLines(body),
       ...(body.showdown ? body.showdown.hands.map((hand) => parts("sheet.player.hand", { player: hand.player, cards: chips(hand.cards), score: hand.score })) : []),
       ...body.players.map((p) => t("sheet.payout", { player: p.player, payout: number(p.payout), net: signed(p.net) }))],
-    sections: ["9.10", ...sections(body), ...(body.showdown ? ["8.1", "5.5"] : [])],
+    sections: ["9.10", ...sections(body), ...(body.showdown ? ["8.1", "5.5"] : []), ...rulesetSections(body)],
   };
 }
 
@@ -173,7 +179,7 @@ export async function submit(event) {
   payload.hands = hands;
   clear($("settle-result")).append(el("p", { class: "hint", text: t("working") }));
   try {
-    last = await call("POST", "v1/rounds/settle", payload);
+    last = await call("POST", "v1/rounds/settle", ruled(payload));
   } catch (error) {
     last = null;
     showFailure("settle-err", error);

@@ -14,6 +14,7 @@ import { language, t as tNow } from "./i18n.js";
 import { qrSvg } from "./qr.js";
 import { claims } from "./receipt.js";
 import { sectionLabel, uniqueSections } from "./rules.js";
+import { askedId, digestFor, learn } from "./rulesets.js";
 
 let last = null;
 let service = null;
@@ -26,6 +27,7 @@ function t(key, params = {}) {
 
 /** Record the latest verdict: `describe()` is called now, in the language of the exchange. */
 export function record(exchange, describe) {
+  learn(exchange.body);
   last = { exchange, lang: language(), verdict: describe() };
   render();
 }
@@ -73,13 +75,18 @@ export function render() {
     return;
   }
   const { exchange, verdict } = last;
+  // The ruleset the verdict names, or for a refusal the one its request asked for; its digest as
+  // the service gave it, else as the page knows it (a preset's, or computed from the values).
+  const ruleset = exchange.body?.ruleset || askedId(exchange.requestText) || service?.ruleset || "—";
+  const digest = exchange.body?.ruleset_sha256 || digestFor(ruleset) || "—";
   sheet.append(
     el("h2", { class: "sheet-title", text: t("sheet.heading", { what: verdict.title }) }),
     el("table", { class: "meta" }, el("tbody", {},
       row(t("sheet.when"), exchange.at, "mono"),
       row(t("sheet.request"), `${exchange.method} ${exchange.path} → ${exchange.status}`, "mono"),
       row(t("sheet.request.id"), exchange.requestId || "—", "mono"),
-      row(t("sheet.ruleset"), exchange.body?.ruleset || service?.ruleset || "—", "mono"),
+      row(t("sheet.ruleset"), ruleset, "mono"),
+      row(t("sheet.ruleset.sha"), digest, "mono wrap"),
       row(t("sheet.service"), service ? `${service.service} ${service.version}` : "—", "mono"),
       row(t("sheet.language"), [t(`lang.name.${lang}`), exchange.language
         ? el("span", { class: "mono", text: ` (Content-Language: ${exchange.language})` }) : null]))),

@@ -10,6 +10,7 @@ import { parts, plural, t } from "./i18n.js";
 import { problemLines, showFailure, showProblem } from "./problems.js";
 import { sectionLabel } from "./rules.js";
 import { record } from "./sheet.js";
+import { ruled, rulesetNote, rulesetSections, rulesOf } from "./rulesets.js";
 
 let last = null;
 
@@ -48,9 +49,10 @@ export function render() {
   const body = last.body;
   box.append(el("p", { class: `verdict ${body.tie ? "tie" : "win"}`, text: verdictText(body) }),
     el("p", { class: "sections", text: [sectionLabel("8.1"), sectionLabel("8.2")].join("; ") }),
+    rulesetNote(body) || "",
     el("div", { class: "two" }, body.hands.map((hand) => el("div", {
       class: hand.player === body.winner ? "winner-box" : "",
-    }, renderBreakdown(hand, body.trump, hand.player)))));
+    }, renderBreakdown(hand, body.trump, hand.player, rulesOf(body))))));
 }
 
 export function describe(exchange) {
@@ -62,7 +64,8 @@ export function describe(exchange) {
       t("sheet.trump", { trump: trumpName(body.trump) }),
       verdictText(body),
     ],
-    sections: ["2.2", "8.1", "8.2", "8.3", ...body.hands.flatMap((hand) => sectionsOf(hand, body.trump))],
+    sections: ["2.2", "8.1", "8.2", "8.3", ...body.hands.flatMap((hand) => sectionsOf(hand, body.trump, rulesOf(body))),
+      ...rulesetSections(body)],
   };
 }
 
@@ -85,10 +88,10 @@ export async function submit(event) {
     clear($("showdown-result"));
     return;
   }
-  const payload = {
+  const payload = ruled({
     trump: $("showdown-trump").value || null,
     hands: [0, 1].map((i) => ({ player: $(`sd-player-${i}`).value.trim(), cards: read[i] })),
-  };
+  });
   try {
     last = await call("POST", "v1/showdown", payload);
   } catch (error) {
