@@ -96,10 +96,8 @@ def _refused_ruleset(error: RulesetError) -> CliError:
 
 def _judged(call: Callable[[Any], Any], body: Any) -> Any:
     """Run the core on an accepted body as the API's endpoint does (``wire.calls``); its
-    refusals are the API's 422, pointing where the endpoint's would. A body's ruleset is resolved
-    first, so its refusal points into ``/ruleset`` whichever call would have met it."""
-    if isinstance(body, dict) and "ruleset" in body:
-        resolved(body["ruleset"])
+    refusals are the API's 422, pointing where the endpoint's would (the schema has read the
+    body's ruleset already, as the endpoint's ``RulesetField`` does)."""
     try:
         return call(body)
     except RulesError as error:
@@ -119,19 +117,9 @@ def _with_ruleset(body: Any, spec: Spec | None) -> Any:
     return {**body, "ruleset": spec}
 
 
-def _checked(schema_class: type[Any], body: Any, judge: Callable[[type[Any], Any], Any]) -> Any:
-    """``body`` through ``judge`` (the schema), its ``ruleset`` member included when the schema
-    declares one. A schema without it (the request schemas from before rulesets) judges the rest
-    and the member is put back as sent: the core reads and refuses it either way."""
-    if not _named(body) or "ruleset" in getattr(schema_class, "_declared_fields", {}):
-        return judge(schema_class, body)
-    rest = {k: v for k, v in body.items() if k != "ruleset"}
-    return {**judge(schema_class, rest), "ruleset": body["ruleset"]}
-
-
 def _accepted(schema: Callable[[Any], type[Any]], body: Any) -> Any:
     rules = contract()
-    return _checked(schema(rules.SCHEMAS), body, rules.accepted)
+    return rules.accepted(schema(rules.SCHEMAS), body)
 
 
 def score(
@@ -212,7 +200,7 @@ def odds(
     if trump is not None:
         body["trump"] = trump
     rules = contract()  # the odds endpoint always loads (the schema fills in the defaults)
-    loaded = _checked(rules.SCHEMAS.odds, _with_ruleset(body, ruleset), rules.loaded)
+    loaded = rules.loaded(rules.SCHEMAS.odds, _with_ruleset(body, ruleset))
     result = _judged(calls.odds, loaded)
     return Outcome(
         render.odds(result, _named(loaded)), human.odds(result, result.ruleset.id, voice)
