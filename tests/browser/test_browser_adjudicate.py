@@ -737,7 +737,12 @@ def test_the_sheet_shows_the_receipt_and_its_request_digest(
         claims = receipt_claims(receipts[0])
         digests = re.findall(r"\b[0-9a-f]{64}\b", sheet)
         assert page.text("#sheet td.digest") == claims["request_sha256"]
-        assert sorted(digests) == sorted([claims["request_sha256"], claims["response_sha256"]])
+        # and the ruleset's (classic/1's, docs/rules.md §13.6), the one other digest on the sheet
+        classic = "320d6499549929986ec6c9f0f71fb1c62c62dc53be1025d263366f6e8f9b5d4d"
+        assert page.text("#sheet td.ruleset-sha") == classic
+        assert sorted(digests) == sorted(
+            [claims["request_sha256"], claims["response_sha256"], classic]
+        )
         qr = page.eval("(() => { const s = document.querySelector('#sheet svg.qr'); return s "
                        "&& [s.getAttribute('role'), s.querySelector('path').getAttribute('d')"
                        ".length]; })()")  # fmt: skip

@@ -224,7 +224,7 @@ function valueText(name, value, about = false) {
   return has(key) ? t(key) : about ? "" : String(value);
 }
 
-/** The section number ("13.2") of an anchor such as docs/rules.md#s13-2, or null. */
+/** The section number (13.2) of an anchor such as docs/rules.md#s13-2, or null. */
 function sectionOf(anchor) {
   const match = /#s(\d+)-(\d+)$/.exec(anchor || "");
   return match ? `${match[1]}.${match[2]}` : null;

@@ -86,7 +86,7 @@ export function render() {
       row(t("sheet.request"), `${exchange.method} ${exchange.path} → ${exchange.status}`, "mono"),
       row(t("sheet.request.id"), exchange.requestId || "—", "mono"),
       row(t("sheet.ruleset"), ruleset, "mono"),
-      row(t("sheet.ruleset.sha"), digest, "mono wrap"),
+      row(t("sheet.ruleset.sha"), digest, "mono wrap ruleset-sha"),
       row(t("sheet.service"), service ? `${service.service} ${service.version}` : "—", "mono"),
       row(t("sheet.language"), [t(`lang.name.${lang}`), exchange.language
         ? el("span", { class: "mono", text: ` (Content-Language: ${exchange.language})` }) : null]))),
