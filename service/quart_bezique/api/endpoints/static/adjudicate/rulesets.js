@@ -339,6 +339,7 @@ export function showRefusal(error) {
   const span = $(`${field}-err`);
   if (!span || span.textContent.split("; ").includes(message)) return;
   showError(field, message);
+  $(field).setAttribute("aria-describedby", `${field}-about ${field}-err`); // the value's words too
   $("rules-box").open = true;
 }
 
