@@ -12,7 +12,6 @@ stable ``ReasonCode``). Where rules 9.1 to 9.8 are silent, this module follows d
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -740,7 +739,13 @@ def _snapshot(table: _Table) -> BettingState:
     )
 
 
-def _replay(setup: BettingSetup, moves: Iterable[_Move], *, trace: bool = False) -> BettingResult:
+def _replay(
+    setup: BettingSetup,
+    moves: Iterable[_Move],
+    *,
+    trace: bool = False,
+    ruleset: Ruleset = CLASSIC,
+) -> BettingResult:
     """Judge moves in order on a mutable table; snapshot once, at the end or at the refusal
     (and after every accepted move when a ``trace`` is asked for)."""
     table = _Table.start(setup)
@@ -752,12 +757,14 @@ def _replay(setup: BettingSetup, moves: Iterable[_Move], *, trace: bool = False)
         if refusal is not None:
             code, message = refusal
             violation = Violation(index, code, message)
-            return BettingResult(setup, False, violation, _snapshot(table), _frozen(states))
+            return BettingResult(
+                setup, False, violation, _snapshot(table), _frozen(states), ruleset
+            )
         assert seat is not None
         kind.apply(table, seat, amount)
         if states is not None:
             states.append(_snapshot(table))
-    return BettingResult(setup, True, None, _snapshot(table), _frozen(states))
+    return BettingResult(setup, True, None, _snapshot(table), _frozen(states), ruleset)
 
 
 def _frozen(states: list[BettingState] | None) -> tuple[BettingState, ...] | None:
@@ -792,5 +799,4 @@ def validate_betting(
     if isinstance(actions, str | bytes | Mapping) or not isinstance(actions, Iterable):
         raise SetupError(N_("the actions must be a list"), code="INVALID_ACTION", path=("actions",))
     moves = [_parse(raw, index) for index, raw in enumerate(actions)]  # all shapes first
-    result = _replay(setup, moves, trace=trace)
-    return result if rules is CLASSIC else dataclasses.replace(result, ruleset=rules)
+    return _replay(setup, moves, trace=trace, ruleset=rules)

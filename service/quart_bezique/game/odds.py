@@ -422,6 +422,14 @@ def _decode_model(
     return _Model(trump, scores, levels, containing, tuple(groups), columns, percentile)
 
 
+def _built_models(rules: ScoringRules) -> dict[Suit | None, _Model]:
+    """Another reading's models, built from its score tables and kept as the shipped ones are
+    (decoded from their packed form, so equal numbers are shared objects)."""
+    tables = {t: table(t, rules) for t in TRUMP_SETTINGS}
+    chunks = iter(unpack(ODDS, encode_models(build_models(tables))))
+    return {t: _decode_model(t, tables[t].scores, chunks) for t in TRUMP_SETTINGS}
+
+
 def load_models() -> dict[Suit | None, _Model]:
     """The shipped models, checked against their digest (``quart_bezique.game.tables.load``)."""
     chunks = iter(unpack(ODDS, load(ODDS)))
@@ -445,16 +453,19 @@ _BUILDING: Final = threading.Lock()
 def _model(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> _Model:
     """One trump setting's model: ``classic/1``'s five are loaded together on first use and
     kept; another reading's are built from its score tables (docs/rules.md §13) on first use."""
-    if rules == CLASSIC_SCORING:
+    if rules is CLASSIC_SCORING or rules == CLASSIC_SCORING:
         found = _MODELS.get(trump)
         if found is None:
             _MODELS.update(load_models())
             found = _MODELS[trump]
         return found
+    built = _BUILT_MODELS.get(rules)
+    if built is not None and next(reversed(_BUILT_MODELS)) == rules:
+        return built[trump]
     with _BUILDING:
         built = _BUILT_MODELS.pop(rules, None)
         if built is None:
-            built = build_models({t: table(t, rules) for t in TRUMP_SETTINGS})
+            built = _built_models(rules)
             while len(_BUILT_MODELS) >= BUILT_TABLES_KEPT:
                 del _BUILT_MODELS[next(iter(_BUILT_MODELS))]
         _BUILT_MODELS[rules] = built

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from .errors import PathElement, RulesError
@@ -54,6 +54,9 @@ class RulesetError(RulesError):
     code = "INVALID_RULESET"
 
 
+_SCORINGS: dict[tuple[int, str, str], ScoringRules] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class ScoringRules:
     """The switches a hand's score depends on: the key of the score and odds tables, so rulesets
@@ -66,17 +69,26 @@ class ScoringRules:
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """One value per switch (``SWITCHES``); the defaults are ``classic/1``."""
+    """One value per switch (``SWITCHES``); the defaults are ``classic/1``. Its scoring part, id
+    and digest are worked out once per instance: every verdict asks for them."""
 
     three_aces: int = 6
     coronka: str = "consecutive"
     trump_doubles: str = "pure_trump"
     tie: str = "split"
+    _scoring: ScoringRules = field(init=False, repr=False, compare=False)
+    _id: str = field(init=False, repr=False, compare=False, default="")
+    _digest: str = field(init=False, repr=False, compare=False, default="")
 
     def __post_init__(self) -> None:
         for name, value in self.switches().items():
             if value not in SWITCH_BY_NAME[name].values or isinstance(value, bool):
                 raise _invalid_value(name, value, ())
+        key = (self.three_aces, self.coronka, self.trump_doubles)
+        scoring = _SCORINGS.get(key)
+        if scoring is None:
+            scoring = _SCORINGS[key] = ScoringRules(*key)
+        object.__setattr__(self, "_scoring", scoring)
 
     def switches(self) -> dict[str, int | str]:
         """Switch name to value, in ``SWITCHES`` order."""
@@ -84,18 +96,26 @@ class Ruleset:
 
     @property
     def scoring(self) -> ScoringRules:
-        return ScoringRules(self.three_aces, self.coronka, self.trump_doubles)
+        """The scoring switches: one shared instance per combination, so the tables' caches
+        find it by identity first."""
+        return self._scoring
 
     @property
     def id(self) -> str:
         """The canonical id: a preset's name, or ``classic/1:`` and the switches that differ
         from it, sorted by name (``classic/1:coronka=from_king,tie=carry``)."""
-        return _ID_OF.get(self) or _custom_id(self)
+        if not self._id:
+            object.__setattr__(self, "_id", _ID_OF.get(self) or _custom_id(self))
+        return self._id
 
     @property
     def digest(self) -> str:
         """SHA-256 (hex) of the switch values as canonical JSON (keys sorted, no spaces)."""
-        return _digest(self)
+        if not self._digest:
+            canonical = json.dumps(self.switches(), sort_keys=True, separators=(",", ":"))
+            digest = hashlib.sha256(canonical.encode("ascii")).hexdigest()
+            object.__setattr__(self, "_digest", digest)
+        return self._digest
 
     @property
     def preset(self) -> str | None:
@@ -117,17 +137,6 @@ def _custom_id(ruleset: Ruleset) -> str:
     base = CLASSIC.switches()
     changed = sorted((k, v) for k, v in ruleset.switches().items() if base[k] != v)
     return RULESET + ":" + ",".join(f"{k}={v}" for k, v in changed)
-
-
-_DIGESTS: dict[Ruleset, str] = {}
-
-
-def _digest(ruleset: Ruleset) -> str:
-    found = _DIGESTS.get(ruleset)
-    if found is None:
-        canonical = json.dumps(ruleset.switches(), sort_keys=True, separators=(",", ":"))
-        found = _DIGESTS[ruleset] = hashlib.sha256(canonical.encode("ascii")).hexdigest()
-    return found
 
 
 def _invalid_value(name: str, value: object, path: tuple[PathElement, ...]) -> RulesetError:

@@ -519,38 +519,40 @@ def _mask(hand: Sequence[Card], cards: Sequence[Card]) -> int:
     return mask
 
 
-def _record(hand: Sequence[Card], declared: Declaration) -> bytes:
+def _record(hand: Sequence[Card], declared: Declaration, rules: ScoringRules) -> bytes:
     if len(declared.groups) > _GROUPS:
         raise ValueError(f"a declaration of {len(declared.groups)} groups has no record")
     groups = [
         (_TYPE_ORDER[kind] + 1) << HAND_SIZE | _mask(hand, cards) for kind, cards in declared.groups
     ]
     record = bytes([*groups, *[0] * (_GROUPS - len(groups)), _mask(hand, declared.loose)])
-    if _declared(hand, record) != declared:
+    if _declared(hand, record, rules) != declared:
         raise ValueError(f"the record of {hand} does not give back its declaration")
     return record
 
 
-def _declared(hand: Sequence[Card], record: bytes) -> Declaration:
+def _declared(hand: Sequence[Card], record: bytes, rules: ScoringRules) -> Declaration:
     groups = tuple(
         (_KINDS[(byte >> HAND_SIZE) - 1], tuple(hand[p] for p in _MASK_POSITIONS[byte & 15]))
         for byte in record[:_GROUPS]
         if byte
     )
     loose = tuple(hand[p] for p in _MASK_POSITIONS[record[_GROUPS]])
-    return Declaration(groups, loose, _totals(groups, loose, CLASSIC_SCORING))
+    return Declaration(groups, loose, _totals(groups, loose, rules))
 
 
-def encode_tables(tables: Mapping[Suit | None, ScoreTable]) -> bytes:
-    """The tables in their shipped form (see above): what ``make tables`` writes. Only
-    ``classic/1``'s scoring ships (the records' totals are read back under it)."""
+def encode_tables(
+    tables: Mapping[Suit | None, ScoreTable], rules: ScoringRules = CLASSIC_SCORING
+) -> bytes:
+    """The tables in their shipped form (see above): what ``make tables`` writes for
+    ``classic/1``, and the compact form another reading's tables are kept in once built."""
     hands = list(distinct_hands())
     keys = [hand_key(hand) for hand in hands]
     chunks = [array("B", map(tables[trump].scores.__getitem__, keys)) for trump in TRUMP_SETTINGS]
     for trump in TRUMP_SETTINGS:
         declarations = tables[trump].breakdowns.declarations
         records = b"".join(
-            _record(hand, declarations[key]) for hand, key in zip(hands, keys, strict=True)
+            _record(hand, declarations[key], rules) for hand, key in zip(hands, keys, strict=True)
         )
         chunks.append(array("B", records))
     return pack(chunks)
@@ -559,14 +561,15 @@ def encode_tables(tables: Mapping[Suit | None, ScoreTable]) -> bytes:
 class _ShippedDeclarations(Mapping[int, Declaration]):
     """One trump setting's chosen declarations, decoded from their records when asked for."""
 
-    def __init__(self, rows: dict[int, int], records: array[int]) -> None:
+    def __init__(self, rows: dict[int, int], records: array[int], rules: ScoringRules) -> None:
         self._rows = rows
         self._records = records
+        self._rules = rules
 
     def __getitem__(self, key: int) -> Declaration:
         start = self._rows[key] * _RECORD
         hand = [c for c in CARDS for _ in range(key >> (_COUNT_BITS * c.index) & 7)]
-        return _declared(hand, self._records[start : start + _RECORD].tobytes())
+        return _declared(hand, self._records[start : start + _RECORD].tobytes(), self._rules)
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._rows)
@@ -577,7 +580,16 @@ class _ShippedDeclarations(Mapping[int, Declaration]):
 
 def load_tables() -> dict[Suit | None, ScoreTable]:
     """The shipped tables, checked against their digest (``quart_bezique.game.tables.load``)."""
-    chunks = unpack(SCORES, load(SCORES))
+    return _compact_tables(unpack(SCORES, load(SCORES)), CLASSIC_SCORING)
+
+
+def _built_tables(rules: ScoringRules) -> dict[Suit | None, ScoreTable]:
+    """Another reading's tables, built from the definition and kept in the shipped form's
+    compact records (a declaration object per hand would cost ten times the memory)."""
+    return _compact_tables(unpack(SCORES, encode_tables(build_tables(rules), rules)), rules)
+
+
+def _compact_tables(chunks: list[array[int]], rules: ScoringRules) -> dict[Suit | None, ScoreTable]:
     keys = _hand_keys()
     settings = len(TRUMP_SETTINGS)
     sizes = [len(keys)] * settings + [len(keys) * _RECORD] * settings
@@ -587,7 +599,7 @@ def load_tables() -> dict[Suit | None, ScoreTable]:
     return {
         trump: ScoreTable(
             trump,
-            Breakdowns(trump, _ShippedDeclarations(rows, chunks[settings + i])),
+            Breakdowns(trump, _ShippedDeclarations(rows, chunks[settings + i], rules), rules),
             dict(zip(keys, chunks[i], strict=True)),
         )
         for i, trump in enumerate(TRUMP_SETTINGS)
@@ -611,16 +623,19 @@ def table(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> ScoreTab
     """The table for one trump setting under ``rules``: ``classic/1``'s five are loaded together
     on first use and kept; another reading's are built from the definition on first use and kept
     among the ``BUILT_TABLES_KEPT`` most recently used."""
-    if rules == CLASSIC_SCORING:
+    if rules is CLASSIC_SCORING or rules == CLASSIC_SCORING:
         found = _TABLES.get(trump)
         if found is None:
             _TABLES.update(load_tables())
             found = _TABLES[trump]
         return found
+    built = _BUILT.get(rules)
+    if built is not None and next(reversed(_BUILT)) == rules:  # the most recent: no reordering
+        return built[trump]
     with _BUILDING:
         built = _BUILT.pop(rules, None)
         if built is None:
-            built = build_tables(rules)
+            built = _built_tables(rules)
             while len(_BUILT) >= BUILT_TABLES_KEPT:
                 del _BUILT[next(iter(_BUILT))]
         _BUILT[rules] = built  # most recently used last
