@@ -2,15 +2,10 @@
 as that endpoint does (its schema with the service's default limits, then the core), and renders
 the verdict both ways (the API's JSON answer, and a table for people).
 
-The JSON is the HTTP answer's: the same ``quart_bezique.wire.render`` functions, stamped with the
-ruleset followed (``render.stamped``), serialised by orjson as the API does, so ``--json`` prints
-the very bytes the service answers (and whose SHA-256 a receipt records). A refusal is the API's
-problem document.
-
-``--ruleset SPEC`` (docs/rules.md §13.6) becomes the body's ``ruleset`` member, a string as given
-or the JSON object it spells, and goes to the core as the API sends it (``wire.calls``). Without
-it the body has no such member, so the answer is byte for byte the one a request without a
-ruleset gets.
+The JSON is the HTTP answer's (``quart_bezique.wire.render``, stamped with the ruleset followed),
+serialised by orjson as the API does, so ``--json`` prints the very bytes the service answers. A
+refusal is the API's problem document. ``--ruleset SPEC`` becomes the body's ``ruleset`` member
+(docs/verification.md, "The command line: `quart-bezique`"); without it, the body has none.
 """
 
 from __future__ import annotations
