@@ -610,9 +610,10 @@ _TABLES: dict[Suit | None, ScoreTable] = {}
 """``classic/1``'s scoring: loaded from the shipped file, kept for the process's life."""
 
 BUILT_TABLES_KEPT: Final = 3
-"""How many other scoring readings' tables a process keeps at once (docs/performance.md, "House
-rules"): each costs about 0.3 s to build and a few MiB, and there are only seven, so a process that
-serves them all in turn rebuilds at most one per request while its memory stays bounded."""
+"""How many other scoring readings' tables a process keeps at once: a table's build is paid by the
+request that first needs it, so the readings a table actually plays stay built, while a process
+asked for all seven in turn rebuilds at most one per request within a stated memory budget
+(docs/performance.md, "House rules", has the build time and memory of each)."""
 _BUILT: dict[ScoringRules, dict[Suit | None, ScoreTable]] = {}
 """Other readings' tables, least recently used first."""
 _BUILDING: Final = threading.Lock()
