@@ -526,18 +526,24 @@ def _record(hand: Sequence[Card], declared: Declaration, rules: ScoringRules) ->
         (_TYPE_ORDER[kind] + 1) << HAND_SIZE | _mask(hand, cards) for kind, cards in declared.groups
     ]
     record = bytes([*groups, *[0] * (_GROUPS - len(groups)), _mask(hand, declared.loose)])
-    if _declared(hand, record, rules) != declared:
+    if _parts(hand, record) != (declared.groups, declared.loose):
         raise ValueError(f"the record of {hand} does not give back its declaration")
     return record
 
 
-def _declared(hand: Sequence[Card], record: bytes, rules: ScoringRules) -> Declaration:
+def _parts(hand: Sequence[Card], record: bytes) -> tuple[tuple[Group, ...], tuple[Card, ...]]:
+    """A record's groups and loose cards: the declaration but for its totals, which follow from
+    them (so the encoder's check compares these, without working the totals out again)."""
     groups = tuple(
         (_KINDS[(byte >> HAND_SIZE) - 1], tuple(hand[p] for p in _MASK_POSITIONS[byte & 15]))
         for byte in record[:_GROUPS]
         if byte
     )
-    loose = tuple(hand[p] for p in _MASK_POSITIONS[record[_GROUPS]])
+    return groups, tuple(hand[p] for p in _MASK_POSITIONS[record[_GROUPS]])
+
+
+def _declared(hand: Sequence[Card], record: bytes, rules: ScoringRules) -> Declaration:
+    groups, loose = _parts(hand, record)
     return Declaration(groups, loose, _totals(groups, loose, rules))
 
 
@@ -549,12 +555,19 @@ def encode_tables(
     hands = list(distinct_hands())
     keys = [hand_key(hand) for hand in hands]
     chunks = [array("B", map(tables[trump].scores.__getitem__, keys)) for trump in TRUMP_SETTINGS]
+    # A hand's chosen declaration is often the same object under several trumps: encoded once
+    # (kept with its record, so its id cannot be reused while the tables are encoded).
+    made: dict[int, tuple[Declaration, bytes]] = {}
     for trump in TRUMP_SETTINGS:
         declarations = tables[trump].breakdowns.declarations
-        records = b"".join(
-            _record(hand, declarations[key], rules) for hand, key in zip(hands, keys, strict=True)
-        )
-        chunks.append(array("B", records))
+        records = []
+        for hand, key in zip(hands, keys, strict=True):
+            declared = declarations[key]
+            found = made.get(id(declared))
+            if found is None or found[0] is not declared:
+                found = made[id(declared)] = (declared, _record(hand, declared, rules))
+            records.append(found[1])
+        chunks.append(array("B", b"".join(records)))
     return pack(chunks)
 
 
