@@ -409,12 +409,12 @@ def test_rules_13_6_classic_answers_are_unchanged_by_naming_classic() -> None:
             assert unnamed.ruleset is CLASSIC
 
 
-def test_rules_13_7_a_process_keeps_the_three_most_recent_readings(
+def test_rules_13_7_a_process_keeps_the_most_recent_readings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """White-box, with a stand-in for the build: the three readings used last are served again
+    """White-box, with a stand-in for the build: the readings used last are served again
     without a rebuild; the one used before them was dropped and is built anew."""
-    assert BUILT_TABLES_KEPT == 3
+    assert BUILT_TABLES_KEPT == 2
     builds: list[ScoringRules] = []
 
     def build(rules: ScoringRules) -> dict[Suit | None, object]:
@@ -422,8 +422,8 @@ def test_rules_13_7_a_process_keeps_the_three_most_recent_readings(
         return dict.fromkeys(TRUMP_SETTINGS, object())
 
     monkeypatch.setattr(scoring, "_BUILT", {})
-    monkeypatch.setattr(scoring, "_built_tables", build)
-    readings = [_rules_of(s) for s in ALL_SWITCHES[1:5]]
+    monkeypatch.setattr(scoring, "build_tables", build)
+    readings = [_rules_of(s) for s in ALL_SWITCHES[1:4]]
     first = [table(None, rules) for rules in readings]
     assert builds == readings
     for rules, served in zip(readings[1:], first[1:], strict=True):

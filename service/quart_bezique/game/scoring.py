@@ -468,24 +468,9 @@ class ScoreTable:
 
 
 def build_tables(rules: ScoringRules = CLASSIC_SCORING) -> dict[Suit | None, ScoreTable]:
-    """Run the definition over the whole hand space, for every trump setting at once.
-
-    The legal declarations of a hand do not depend on the trump, so they are listed once per
-    hand and the best one picked under each setting (``best_declaration``, as the search does).
-    """
-    chosen: dict[Suit | None, dict[int, Declaration]] = {t: {} for t in TRUMP_SETTINGS}
-    scores: dict[Suit | None, dict[int, int]] = {t: {} for t in TRUMP_SETTINGS}
-    for hand in distinct_hands():
-        key = hand_key(hand)
-        declarations = legal_declarations(hand, rules)
-        for setting, trump in enumerate(TRUMP_SETTINGS):
-            best = best_declaration(declarations, trump)
-            chosen[trump][key] = best
-            scores[trump][key] = best.totals[setting]
-    return {
-        trump: ScoreTable(trump, Breakdowns(trump, chosen[trump], rules), scores[trump])
-        for trump in TRUMP_SETTINGS
-    }
+    """Run the definition over the whole hand space, for every trump setting at once, and keep
+    the answers in the shipped form's compact records (``_built_chunks``)."""
+    return _compact_tables(_built_chunks(rules), rules)
 
 
 # --- the shipped form -------------------------------------------------------------------------
@@ -596,19 +581,42 @@ def load_tables() -> dict[Suit | None, ScoreTable]:
     return _compact_tables(unpack(SCORES, load(SCORES)), CLASSIC_SCORING)
 
 
-def _built_tables(rules: ScoringRules) -> dict[Suit | None, ScoreTable]:
-    """Another reading's tables, built from the definition and kept in the shipped form's
-    compact records (a declaration object per hand would cost ten times the memory)."""
-    return _compact_tables(unpack(SCORES, encode_tables(build_tables(rules), rules)), rules)
+def _built_chunks(rules: ScoringRules) -> list[array[int]]:
+    """The definition's answers in the shipped form, hand by hand (see above): the legal
+    declarations of a hand do not depend on the trump, so they are listed once per hand and the
+    best one picked under each setting (``best_declaration``, as the search does); a hand's
+    declarations are dropped once its records are written, so a build holds no declaration
+    object per hand."""
+    settings = range(len(TRUMP_SETTINGS))
+    scores = [array("B") for _ in settings]
+    records = [bytearray() for _ in settings]
+    for hand in distinct_hands():
+        declarations = legal_declarations(hand, rules)
+        made: dict[int, bytes] = {}  # the same declaration is often best under several trumps
+        for setting, trump in enumerate(TRUMP_SETTINGS):
+            best = best_declaration(declarations, trump)
+            scores[setting].append(best.totals[setting])
+            record = made.get(id(best))
+            if record is None:
+                record = made[id(best)] = _record(hand, best, rules)
+            records[setting] += record
+    return [*scores, *(array("B", r) for r in records)]
+
+
+@functools.cache
+def _rows() -> tuple[list[int], dict[int, int]]:
+    """Every hand's key in table order, and its row: the same for every reading, so shared (the
+    keys are then the same int objects in every reading's score dicts)."""
+    keys = _hand_keys()
+    return keys, dict(zip(keys, range(len(keys)), strict=True))
 
 
 def _compact_tables(chunks: list[array[int]], rules: ScoringRules) -> dict[Suit | None, ScoreTable]:
-    keys = _hand_keys()
+    keys, rows = _rows()
     settings = len(TRUMP_SETTINGS)
     sizes = [len(keys)] * settings + [len(keys) * _RECORD] * settings
     if [len(chunk) for chunk in chunks] != sizes:
         raise TableError(f"{SCORES} does not hold {settings} tables of {len(keys)} hands")
-    rows = dict(zip(keys, range(len(keys)), strict=True))
     return {
         trump: ScoreTable(
             trump,
@@ -622,7 +630,7 @@ def _compact_tables(chunks: list[array[int]], rules: ScoringRules) -> dict[Suit 
 _TABLES: dict[Suit | None, ScoreTable] = {}
 """``classic/1``'s scoring: loaded from the shipped file, kept for the process's life."""
 
-BUILT_TABLES_KEPT: Final = 3
+BUILT_TABLES_KEPT: Final = 2
 """How many other scoring readings' tables a process keeps at once: a table's build is paid by the
 request that first needs it, so the readings a table actually plays stay built, while a process
 asked for all seven in turn rebuilds at most one per request within a stated memory budget
@@ -649,7 +657,7 @@ def table(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> ScoreTab
     with _BUILDING:
         built = _BUILT.pop(rules, None)
         if built is None:
-            built = _built_tables(rules)
+            built = build_tables(rules)
             while len(_BUILT) >= BUILT_TABLES_KEPT:
                 del _BUILT[next(iter(_BUILT))]
         _BUILT[rules] = built  # most recently used last
