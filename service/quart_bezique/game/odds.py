@@ -453,15 +453,16 @@ _BUILDING: Final = threading.Lock()
 def _model(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> _Model:
     """One trump setting's model: ``classic/1``'s five are loaded together on first use and
     kept; another reading's are built from its score tables (docs/rules.md §13) on first use."""
+    if rules is not CLASSIC_SCORING:
+        built = _BUILT_MODELS.get(rules)
+        if built is not None and next(reversed(_BUILT_MODELS)) is rules:
+            return built[trump]
     if rules is CLASSIC_SCORING or rules == CLASSIC_SCORING:
         found = _MODELS.get(trump)
         if found is None:
             _MODELS.update(load_models())
             found = _MODELS[trump]
         return found
-    built = _BUILT_MODELS.get(rules)
-    if built is not None and next(reversed(_BUILT_MODELS)) == rules:
-        return built[trump]
     with _BUILDING:
         built = _BUILT_MODELS.pop(rules, None)
         if built is None:

@@ -65,6 +65,14 @@ class ScoringRules:
     three_aces: int = 6
     coronka: str = "consecutive"
     trump_doubles: str = "pure_trump"
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.three_aces, self.coronka, self.trump_doubles)))
+
+    def __hash__(self) -> int:
+        """Worked out once: every table lookup of a request hashes it."""
+        return self._hash
 
 
 @dataclass(frozen=True, slots=True)

@@ -637,6 +637,9 @@ asked for all seven in turn rebuilds at most one per request within a stated mem
 (docs/performance.md, "House rules", has the build time and memory of each)."""
 _BUILT: dict[ScoringRules, dict[Suit | None, ScoreTable]] = {}
 """Other readings' tables, least recently used first."""
+_MOST_RECENT: list[ScoringRules | None] = [None]
+"""The last key of ``_BUILT``: a request under it needs no reordering (compared by identity, as
+every ``Ruleset`` shares one ``ScoringRules`` per reading)."""
 _BUILDING: Final = threading.Lock()
 """One build at a time: two threads asking for the same new reading build it once."""
 
@@ -645,15 +648,16 @@ def table(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> ScoreTab
     """The table for one trump setting under ``rules``: ``classic/1``'s five are loaded together
     on first use and kept; another reading's are built from the definition on first use and kept
     among the ``BUILT_TABLES_KEPT`` most recently used."""
+    if rules is not CLASSIC_SCORING:
+        built = _BUILT.get(rules)
+        if built is not None and _MOST_RECENT[0] is rules:  # no reordering: no lock
+            return built[trump]
     if rules is CLASSIC_SCORING or rules == CLASSIC_SCORING:
         found = _TABLES.get(trump)
         if found is None:
             _TABLES.update(load_tables())
             found = _TABLES[trump]
         return found
-    built = _BUILT.get(rules)
-    if built is not None and next(reversed(_BUILT)) == rules:  # the most recent: no reordering
-        return built[trump]
     with _BUILDING:
         built = _BUILT.pop(rules, None)
         if built is None:
@@ -661,6 +665,7 @@ def table(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> ScoreTab
             while len(_BUILT) >= BUILT_TABLES_KEPT:
                 del _BUILT[next(iter(_BUILT))]
         _BUILT[rules] = built  # most recently used last
+        _MOST_RECENT[0] = rules
         return built[trump]
 
 
