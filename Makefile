@@ -75,6 +75,7 @@ contract-check: $(VENV)/.test-installed
 bench: $(VENV)/.test-installed
 	$(PY) -m scripts.bench
 	$(PY) -m scripts.signing_cost
+	$(PY) -m scripts.ruleset_cost
 
 # The committed contract. Its answer examples are the service's own answers to its request examples
 # (service/quart_bezique/api/openapi.py: answers), so a refused example or a changed answer shows up here; the
