@@ -52,7 +52,7 @@ def _one_parse(record: type[msgspec.Struct]) -> Callable[[bytes], object]:
             found = msgspec.convert(body, record)
         except msgspec.ValidationError:
             return body  # the schema would explain it, on this same object
-        return batch._judge_records(found.hands, False)  # type: ignore[attr-defined]
+        return batch._judge_records(found.hands, False, batch.tables())  # type: ignore[attr-defined]
 
     return run
 
