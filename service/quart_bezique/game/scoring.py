@@ -710,7 +710,7 @@ def score_hand(
     """Score a hand (sections 5 and 6) under ``ruleset`` (default ``classic/1``; a preset's
     name, a canonical id or switches, docs/rules.md §13): the score and the declaration that
     reaches it."""
-    rules = resolve_ruleset(ruleset)
+    rules = CLASSIC if ruleset is None else resolve_ruleset(ruleset)  # the common case, inline
     trump_suit = parse_suit(trump)
     hand = parse_hand(cards)
     found = table(trump_suit, rules.scoring).breakdowns[hand_key(hand)]

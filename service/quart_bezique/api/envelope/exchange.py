@@ -80,11 +80,9 @@ class Exchange:
         kind = self.kind
         self.judged = True
         self.hands = audit.hands_scored(kind, payload)
-        ruleset = payload.get("ruleset") if isinstance(payload, dict) else None
-        if isinstance(ruleset, str):
-            self.ruleset = ruleset
-            digest = payload.get("ruleset_sha256")
-            self.ruleset_sha256 = digest if isinstance(digest, str) else None
+        if type(payload) is dict:  # a verdict's rendering: its ids are strings when present
+            self.ruleset = payload.get("ruleset")
+            self.ruleset_sha256 = payload.get("ruleset_sha256")
         if kind.betting:
             self.reason = audit.betting_reason(payload)
         if self.audit:
