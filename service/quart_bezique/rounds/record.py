@@ -171,6 +171,9 @@ def record_schemas(config: Config | None = None) -> RecordSchemas:
     class AdjudicateRequestSchema(RoundRecordSchema):
         """A round record, and whether to answer the betting's trace."""
 
+        class Meta:
+            exclude = ()
+
         trace = StrictBoolean(
             load_default=False,
             metadata={
