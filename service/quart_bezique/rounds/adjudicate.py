@@ -130,19 +130,22 @@ def _compare(claim: Any, ref: Any, path: tuple[str | int, ...], found: list[Diff
         for key, value in claim.items():
             _compare(value, ref.get(key), (*path, key), found)
         return
-    if isinstance(claim, list) and isinstance(ref, list) and named in _BY_PLAYER:
-        if _same_players(claim, ref):
-            by_player = {entry["player"]: entry for entry in ref}
-            for index, entry in enumerate(claim):
-                _compare(entry, by_player[entry["player"]], (*path, index), found)
-            return
+    if named in _BY_PLAYER and _same_players(claim, ref):
+        by_player = {entry["player"]: entry for entry in ref}
+        for index, entry in enumerate(claim):
+            _compare(entry, by_player[entry["player"]], (*path, index), found)
+        return
     if not _equal(claim, ref):
         found.append(Difference(json_pointer(path), _plain(claim), ref))
 
 
-def _same_players(claim: list[Any], ref: list[Any]) -> bool:
-    players = [entry.get("player") for entry in claim if isinstance(entry, Mapping)]
-    return len(players) == len(claim) and sorted(players) == sorted(e["player"] for e in ref)
+def _same_players(claim: Any, ref: Any) -> bool:
+    """Both lists of per-player entries, naming the same players once each."""
+    if not isinstance(claim, list) or not isinstance(ref, list):
+        return False
+    players = [str(entry["player"]) for entry in claim if isinstance(entry, Mapping)]
+    theirs = [str(entry["player"]) for entry in ref]
+    return len(players) == len(claim) == len(set(players)) and sorted(players) == sorted(theirs)
 
 
 def _equal(a: Any, b: Any) -> bool:

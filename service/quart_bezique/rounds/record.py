@@ -250,9 +250,7 @@ def _checked(loaded: Mapping[str, Any]) -> RoundRecord:
     for player in given:
         if player not in setup.players:
             raise SettlementError(
-                N_("a hand was given for {player}, who is not seated").format(
-                    player=repr(player)
-                ),
+                N_("a hand was given for {player}, who is not seated").format(player=repr(player)),
                 code="HANDS_MISMATCH",
                 path=("hands", player),
             )

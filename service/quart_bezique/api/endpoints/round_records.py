@@ -61,7 +61,7 @@ class RoundSettlementSchema(BaseSchema):
 class ClaimDifferenceSchema(BaseSchema):
     field = fields.String(
         required=True,
-        metadata={"description": "JSON pointer into `claimed` (`\"\"`: the whole claim)."},
+        metadata={"description": 'JSON pointer into `claimed` (`""`: the whole claim).'},
     )
     claimed = fields.Raw(required=True, allow_none=True)
     reference = fields.Raw(
