@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Final
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
