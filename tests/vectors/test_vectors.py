@@ -227,8 +227,10 @@ def test_the_command_writes_the_files_and_the_manifest(
 def test_the_command_refuses_what_it_cannot_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bad_ruleset = run(capsys, "vectors", "--out", str(tmp_path), "--ruleset", "classic/9")
-    assert bad_ruleset.code == 2 and "/ruleset" in bad_ruleset.err
+    bad = run(capsys, "--json", "vectors", "--out", str(tmp_path), "--ruleset", "classic/9")
+    assert bad.code == 2
+    errors = json.loads(bad.out)["errors"]
+    assert [(e["code"], e["pointer"]) for e in errors] == [("UNKNOWN_RULESET", "/ruleset")]
     negative = run(capsys, "vectors", "--out", str(tmp_path), "--seed", "-1")
     assert negative.code == 2 and "INPUT_ERROR" in negative.err
     blocked = tmp_path / "file"

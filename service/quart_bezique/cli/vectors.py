@@ -27,11 +27,16 @@ def register(verdict_command: Callable[[str, str], argparse.ArgumentParser], voi
         say(N_("write the conformance vectors and their manifest (docs/conformance.md)")),
     )
     sub.add_argument(
-        "--out", required=True, type=Path, help=say(N_("the folder to write them into"))
+        "--out",
+        required=True,
+        type=Path,
+        metavar="DIR",
+        help=say(N_("the folder to write them into")),
     )
     sub.add_argument(
         "--seed",
         type=int,
+        metavar="N",
         default=DEFAULT_SEED,
         help=say(N_("the seed of the generated cases (default {seed})"), seed=DEFAULT_SEED),
     )
