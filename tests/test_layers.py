@@ -36,7 +36,7 @@ ORDER: Final[tuple[tuple[str, ...], ...]] = (
     ("api.config",),
     ("receipts", "integrity"),
     ("api.contract",),
-    ("rounds", "vectors"),
+    ("rounds", "vectors", "reconcile"),
     ("api.envelope",),
     ("api.fastpath",),
     ("api.endpoints",),
@@ -51,7 +51,18 @@ too) and wsgi are the entry points, which nothing imports. ``records`` has no mo
 ``service/quart_bezique/records/`` would sit there."""
 RANK: Final = {layer: rank for rank, peers in enumerate(ORDER) for layer in peers}
 PACKAGES: Final = frozenset(
-    {"game", "records", "wire", "receipts", "integrity", "rounds", "vectors", "cli", "server"}
+    {
+        "game",
+        "records",
+        "wire",
+        "receipts",
+        "integrity",
+        "rounds",
+        "vectors",
+        "reconcile",
+        "cli",
+        "server",
+    }
 )
 API_LAYERS: Final = frozenset({"contract", "envelope", "fastpath", "endpoints"})
 API_APP: Final = frozenset({"app", "registry", "openapi", "errors", "__main__"})

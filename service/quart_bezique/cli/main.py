@@ -29,7 +29,7 @@ from quart_bezique.api.contract.i18n.translations import LOCALE_DIR, localize, t
 from quart_bezique.game.messages import N_
 from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED
 
-from . import adjudicate, checks, human, vectors, verdicts
+from . import adjudicate, checks, human, reconcile, vectors, verdicts
 from .problems import CliError, ExitCode
 from .safe import shown_lines
 from .verdicts import Outcome
@@ -186,6 +186,7 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
 
     adjudicate.register(verdict, voice)
     vectors.register(verdict, voice)
+    reconcile.register(verdict, voice)
 
     verify = command("verify", say(N_("check a stored exchange against its Verdict-Receipt")))
     verify.add_argument(
@@ -307,6 +308,8 @@ def _run(args: argparse.Namespace, voice: human.Voice) -> Outcome | bytes:
             return adjudicate.run(_body_file(args.record), voice, ruleset, args.trace)
         case "vectors":
             return vectors.run(args, voice, ruleset)
+        case "reconcile":
+            return reconcile.run(args, voice, ruleset)
         case "odds":
             return verdicts.odds(
                 _cards(args.cards, args.lang),
