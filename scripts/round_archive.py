@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import orjson
+from quart_bezique.game.cards import SUIT_BY_SPELLING
 from quart_bezique.game.ruleset import resolve_ruleset
 from quart_bezique.game.scoring import score_hand
 from quart_bezique.game.settlement import settle
@@ -72,7 +73,7 @@ def round_record(rng: random.Random, number: int) -> dict[str, Any]:
     dealt = deal.shoe_hands(rng, len(players))
     cards = dict(zip(players, dealt, strict=True))
     trump_text = deal.trump(rng, ODD_SPELLING)
-    trump = None if trump_text is None else deal.SUIT_BY_SPELLING[trump_text]
+    trump = None if trump_text is None else SUIT_BY_SPELLING[trump_text]
     shown = result.state.showdown or ()
     settlement = settle(result, {p: cards[p] for p in shown}, trump, CLASSIC)
     hands = [(p, score_hand(cards[p], trump, CLASSIC)) for p in players]
