@@ -1,0 +1,277 @@
+"""The streaming road: a JSON Lines body read a line at a time, and an answer written as it goes.
+
+Every other ``POST`` is read whole, judged and answered at once (``road.py``). A platform piping
+a file of records through ``curl`` wants each verdict as soon as its record is judged, and the
+service must not hold the whole file, nor all the answers, to give them. So here the body is
+read a line at a time (``BodyLines``: a bounded line length, a stated maximum of bytes, the body's
+digest taken as it passes), and the answer is a WSGI iterable (``Streamed``) that judges a line
+only when the server asks for the next piece of the answer.
+
+What stays the envelope's: the route, the key check, the headers. What moves to the end of the
+stream: the audit line. It cannot be written before the answer (its counts and digests are not
+known yet), so it is written when the last record is judged and **before the summary line**: a
+stream whose audit line the sink did not take ends with an ``AUDIT_UNAVAILABLE`` error line and
+no summary, and a client that does not see the summary knows the run is not on record
+(docs/reconcile-http.md, "The audit line"). The body deadline, which the envelope arms once for a
+body read before the answer, is armed again before each line here (``Hooks.arm``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+from werkzeug.exceptions import ClientDisconnected
+from werkzeug.wsgi import get_input_stream
+
+from quart_bezique.api.contract.i18n import N_
+from quart_bezique.api.contract.problems import (
+    HTTP_ERROR,
+    REQUEST_TIMEOUT,
+    UNSUPPORTED_MEDIA_TYPE,
+    Problem,
+    quoting,
+)
+from quart_bezique.api.contract.reading import too_large
+from quart_bezique.api.envelope.exchange import Exchange
+
+StreamAnswer = tuple[str, list[tuple[str, str]], "Iterable[bytes]"]
+"""A WSGI status line, headers and body: a ``Streamed`` body, or a refusal's one piece."""
+StreamRoad = Callable[[dict[str, Any], Exchange], StreamAnswer]
+"""A streaming endpoint's road (``RouteDeclaration.stream``): called with the request's environ
+and exchange, it answers at once; a ``Streamed`` body is judged as the server iterates it."""
+
+log = logging.getLogger("quart_bezique.api")
+
+NDJSON: Final = "application/x-ndjson"
+"""The answer's media type, and the first the request may be sent as."""
+LINES_MEDIA: Final = (NDJSON, "application/jsonl")
+"""The media types a body of JSON Lines may be sent as."""
+STREAM_HEADERS: Final = (
+    ("Cache-Control", "no-store"),
+    ("Content-Type", NDJSON),
+    ("X-Accel-Buffering", "no"),  # a proxy (ingress-nginx) passes each line on, not the whole
+)
+_LINE_END: Final = b"\n"
+
+
+def _nothing() -> None:
+    return None
+
+
+def _taken() -> bool:
+    return True
+
+
+@dataclass(slots=True)
+class Hooks:
+    """What the envelope lends a stream once the answer has started (``middleware``)."""
+
+    arm: Callable[[], None] = _nothing
+    """Give the body another ``BODY_READ_TIMEOUT`` (before each line; nothing under the
+    head-first worker, which has the whole body before the app reads it)."""
+    disarm: Callable[[], None] = _nothing
+    """The body is read: no deadline any more."""
+    audit: Callable[[], bool] = _taken
+    """Write the request's audit line and metrics from the exchange; False: the sink refused it."""
+
+
+def media_problem(environ: dict[str, Any]) -> Problem | None:
+    """A 415 for a body not sent as JSON Lines; None when it is."""
+    media = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+    if media in LINES_MEDIA:
+        return None
+    if media:
+        detail = N_("the body must be sent as {expected}; it was sent as {media}")
+    else:
+        detail = N_("the body must be sent as {expected}; no Content-Type header was sent")
+    return Problem(
+        UNSUPPORTED_MEDIA_TYPE,
+        quoting(detail, {"expected": NDJSON, "media": media}),
+        headers={"Accept-Post": ", ".join(LINES_MEDIA)},
+    )
+
+
+def declared_excess(environ: dict[str, Any], max_bytes: int) -> Problem | None:
+    """A 413 for a ``Content-Length`` over ``max_bytes``: refused from the head, never read (the
+    head-first worker hands such a request over without its body)."""
+    length: str = environ.get("CONTENT_LENGTH", "") or ""
+    if length.isascii() and length.isdigit() and int(length) > max_bytes:
+        return too_large(max_bytes)
+    return None
+
+
+class BodyLines:
+    """The body's lines, numbered from 1, read one at a time: a line longer than ``max_line``
+    bytes is given as None and read past in pieces (never held whole); blank lines are counted,
+    not given. Reading stops at ``max_bytes`` (one byte more tells a longer body), at the body
+    deadline, or at a framing the server cannot read: ``stopped`` then holds the problem, which
+    the stream reports as its last error line."""
+
+    EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
+    """The digest of a body of which nothing was read."""
+
+    __slots__ = ("_exchange", "_hooks", "_sha", "_stream", "declared", "max_bytes", "max_line",
+                 "received", "stopped")  # fmt: skip
+
+    def __init__(
+        self,
+        environ: dict[str, Any],
+        exchange: Exchange,
+        hooks: Hooks,
+        *,
+        max_bytes: int,
+        max_line: int,
+    ) -> None:
+        self._stream = get_input_stream(environ, max_content_length=None)
+        self._exchange = exchange
+        self._hooks = hooks
+        self._sha = hashlib.sha256()
+        self.max_bytes = max_bytes
+        self.max_line = max_line
+        self.received = 0
+        self.stopped: Problem | None = None
+        length: str = environ.get("CONTENT_LENGTH", "") or ""
+        self.declared = int(length) if length.isascii() and length.isdigit() else None
+
+    @property
+    def sha256(self) -> str:
+        """The digest of the body's bytes read so far (all of them once it is read)."""
+        return self._sha.hexdigest()
+
+    def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
+        number = 0
+        while True:
+            piece = self._piece(self.max_line + 1)
+            if not piece:
+                break
+            number += 1
+            if len(piece) > self.max_line and not piece.endswith(_LINE_END):
+                while piece and not piece.endswith(_LINE_END):  # read past it, piece by piece
+                    piece = self._piece(self.max_line + 1)
+                yield number, None
+            elif piece.strip():
+                yield number, piece
+            if self.stopped is not None:
+                break
+        self._exchange.received = True
+        self._hooks.disarm()
+
+    def _piece(self, size: int) -> bytes:
+        """Up to ``size`` bytes of the body, up to and including a newline; b"" at its end or
+        when reading must stop (``stopped`` says why)."""
+        if self.stopped is not None:
+            return b""
+        room = self.max_bytes - self.received
+        self._hooks.arm()
+        try:
+            piece: bytes = self._stream.readline(min(size, room + 1))
+        except ClientDisconnected:
+            piece = b""
+        except (
+            Exception
+        ):  # the server's reader refused the framing (a chunk size that is no number)
+            log.info("request %s: the body's framing is unreadable", self._exchange.request_id)
+            self.stopped = Problem(
+                HTTP_ERROR,
+                N_("the body could not be read: its chunked transfer coding is malformed"),
+                status=400,
+                title=N_("Bad Request"),
+            )
+            return b""
+        if len(piece) > room:
+            self.stopped = too_large(self.max_bytes)
+            piece = piece[:room]
+        self.received += len(piece)
+        self._sha.update(piece)
+        if not piece and self.stopped is None:
+            self._ended()
+        return piece
+
+    def _ended(self) -> None:
+        """The stream gave no more: the body's end, or the deadline, or a body cut short."""
+        if self._exchange.timed_out:
+            self.stopped = Problem(REQUEST_TIMEOUT, N_("the body did not arrive in time"))
+        elif self.declared is not None and self.received < self.declared:
+            self.stopped = Problem(
+                HTTP_ERROR,
+                N_("the body ended after {received} of the {declared} bytes its Content-Length "
+                   "declares").format(received=self.received, declared=self.declared),
+                status=400,
+                title=N_("Bad Request"),
+            )  # fmt: skip
+
+
+@dataclass(slots=True)
+class Ending:
+    """What a stream says when its lines are done: the summary line's payload, the audit
+    line's ``verdict``, hands scored (the metrics)."""
+
+    summary: dict[str, Any]
+    verdict: dict[str, Any]
+    hands: int = 0
+
+
+@dataclass(slots=True)
+class Streamed:
+    """A streaming answer: the WSGI iterable the envelope returns. ``lines`` makes the records'
+    lines (given the hooks, once the envelope has lent them); ``ending`` is asked at the end, or
+    when the stream is closed before its end (``complete`` False: the client went away).
+
+    Its facts go to the exchange before the audit line: ``body_sha256`` the body's bytes,
+    ``response_sha256`` every line before the summary (the summary line names both)."""
+
+    exchange: Exchange
+    lines: Callable[[Hooks], Iterator[bytes]]
+    ending: Callable[[bool], Ending]
+    unaudited: Callable[[], bytes]
+    """The last line when the audit sink refuses the run's line (instead of the summary)."""
+    body_sha256: Callable[[], str]
+    hooks: Hooks = field(default_factory=Hooks)
+    _audited: bool = False
+    _running: Iterator[bytes] | None = None
+    _sha: Any = field(default_factory=hashlib.sha256)
+
+    def bind(self, hooks: Hooks) -> None:
+        self.hooks = hooks
+
+    def __iter__(self) -> Iterator[bytes]:
+        self._running = self.lines(self.hooks)
+        for line in self._running:
+            self._sha.update(line)
+            yield line
+        self.exchange.response_digest = self._sha.hexdigest()
+        ending = self.ending(True)
+        if self._audit(ending):
+            yield orjson.dumps({"summary": ending.summary}) + _LINE_END
+        else:
+            yield self.unaudited()
+
+    def close(self) -> None:
+        """Called by the server after the last piece, or when it stops early: a stream cut
+        before its end is audited with what was done (``complete`` False)."""
+        if self._running is not None:
+            close = getattr(self._running, "close", None)
+            if close is not None:
+                close()
+        if not self._audited:
+            self.exchange.response_digest = self._sha.hexdigest()
+            self._audit(self.ending(False))
+
+    def _audit(self, ending: Ending) -> bool:
+        self._audited = True
+        ex = self.exchange
+        ex.judged = True
+        ex.hands = ending.hands
+        ex.body_digest = self.body_sha256()
+        if ex.audit:
+            ex.summary = ending.verdict
+        try:
+            return self.hooks.audit()
+        except Exception:
+            log.exception("could not record request %s", ex.request_id)
+            return False
