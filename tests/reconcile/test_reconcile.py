@@ -6,12 +6,14 @@ parses and that has no summary; stdin, shards and the Russian summary."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import io
 import os
 import signal
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +150,25 @@ def test_a_line_over_the_limit_is_refused_without_being_held() -> None:
     assert lines == [(1, b'{"a": 1}\n'), (2, None), (3, b"[]\n")]
     found = orjson.loads(judge_chunk([(2, None)]).report)
     assert (found["line"], found["code"]) == (2, "BODY_TOO_LARGE")
+
+
+def test_judging_keeps_nothing_per_record(small: Path) -> None:
+    """Memory does not grow with the file: once warm, judging the same 100 lines again keeps
+    (next to) nothing. A reader that made a schema per record would keep each one (the
+    contract's guard caches its plans by the schema's identity): about 10 KB a record."""
+    with small.open("rb") as source:
+        lines = list(numbered_lines(source))[:100]
+    judge_chunk(lines)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        judge_chunk(lines)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 100 * 1024
 
 
 def test_a_chunk_is_judged_the_same_every_time(small: Path) -> None:

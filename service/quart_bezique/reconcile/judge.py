@@ -3,22 +3,26 @@
 A worker returns the report's bytes for its chunk, not verdict objects: what crosses the process
 boundary is what will be written, so the parent only counts, orders and appends. Each line is
 read exactly as the service reads a request body (``parse``: a repeated key, NaN or a nesting too
-deep is refused, never resolved) and judged by the reference (``adjudicate_record``), so a line
-is reported here exactly when ``quart-bezique adjudicate`` would disagree with it or refuse it.
+deep is refused, never resolved), then as ``read_record`` reads a record, and judged by the
+reference (``adjudicate_record``), so a line is reported here exactly when
+``quart-bezique adjudicate`` would disagree with it or refuse it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Final
 
 import orjson
+from marshmallow import Schema
 
 from quart_bezique.api.config import Config
 from quart_bezique.api.contract.problems import Problem
-from quart_bezique.api.contract.reading import parse, too_large
-from quart_bezique.rounds import RecordError, adjudicate_record
+from quart_bezique.api.contract.reading import load, parse, too_large
+from quart_bezique.rounds import RecordError, RoundRecord, adjudicate_record
+from quart_bezique.rounds.record import accepted, record_schemas
 
 MAX_LINE_BYTES: Final = Config().max_body_bytes
 """The longest line judged: the service's own body limit (a longer one is refused as the
@@ -110,7 +114,7 @@ def _judge(
     if ruleset is not None and isinstance(data, dict):
         data = {**data, "ruleset": ruleset}
     try:
-        verdict = adjudicate_record(data)
+        verdict = adjudicate_record(_read(data))
     except RecordError as error:
         first = (error.problem.errors or [{}])[0]
         pointer = str(first.get("pointer", ""))
@@ -131,6 +135,24 @@ def _judge(
         )
         for d in verdict.differences
     ]
+
+
+@cache
+def _reader() -> Schema:
+    """The record's schema, one instance per process, as the endpoint keeps one."""
+    return record_schemas().record()
+
+
+def _read(data: Any) -> RoundRecord:
+    """``read_record``'s reading (the same schema, then the same core checks) with one schema
+    instance for every line: ``read_record`` makes a new one per call, and the contract's
+    guard keeps each instance it meets (its plans are cached by identity), so a million calls
+    would keep a million schemas: memory that grows with the file."""
+    try:
+        loaded = load(_reader(), data)
+    except Problem as problem:
+        raise RecordError(problem) from None
+    return accepted(loaded)
 
 
 def _unreadable(
