@@ -73,36 +73,29 @@ class _Run:
 
     def __init__(
         self,
-        environ: dict[str, Any],
+        lines: BodyLines,
         exchange: Exchange,
         schema: Schema,
         *,
         budget: int,
         language: str,
-        max_bytes: int,
-        max_line: int,
         max_records: int,
     ) -> None:
-        self.environ = environ
+        self.body = lines
         self.exchange = exchange
         self.schema = schema
         self.budget = budget
         self.language = language
-        self.max_bytes = max_bytes
-        self.max_line = max_line
         self.max_records = max_records
-        self.body: BodyLines | None = None
         self.counts = dict.fromkeys(
             ("records", "matching", "disagreeing", "unclaimed", "unreadable", "differences"), 0
         )
         self.hands = 0
         self.stopped: str | None = None
 
-    def lines(self, hooks: Hooks) -> Iterator[bytes]:
+    def lines(self) -> Iterator[bytes]:
         """The records' lines in input order, then the error line of a run stopped early."""
-        self.body = lines = BodyLines(
-            self.environ, self.exchange, hooks, max_bytes=self.max_bytes, max_line=self.max_line
-        )
+        lines = self.body
         number = 0
         for number, text in lines:
             if self.counts["records"] == self.max_records:
@@ -122,7 +115,7 @@ class _Run:
     def _judged(self, number: int, text: bytes | None) -> bytes:
         try:
             if text is None:
-                raise Problem(BODY_TOO_LARGE, _LINE_TOO_LONG.format(limit=self.max_line))
+                raise Problem(BODY_TOO_LARGE, _LINE_TOO_LONG.format(limit=self.body.max_line))
             refuse_excess(text, self.budget)
             parsed, _ = body.parse(text)
             record = accepted(load(self.schema, parsed))
@@ -169,8 +162,7 @@ class _Run:
         return _line({"line": number, "code": code, "pointer": pointer, "message": message})
 
     def ending(self, complete: bool) -> Ending:
-        lines = self.body
-        read = 0 if lines is None else lines.received
+        read = self.body.received
         verdict: dict[str, Any] = {
             **self.counts,
             "bytes": read,
@@ -185,7 +177,7 @@ class _Run:
         return Ending(summary, verdict, self.hands)
 
     def body_sha256(self) -> str:
-        return BodyLines.EMPTY_SHA256 if self.body is None else self.body.sha256
+        return self.body.sha256
 
     def unaudited(self) -> bytes:
         message = Problem(AUDIT_UNAVAILABLE, _UNAUDITED).document(self.language)["detail"]
@@ -207,17 +199,14 @@ def _reconcile_stream(resources: Resources) -> StreamRoad:
             exchange.code = refusal.code
             status, headers, data = refusal.prepared(language)
             return status, headers, [data]
+        hooks = Hooks()
+        lines = BodyLines(environ, exchange, hooks, max_bytes=max_bytes, max_line=max_line)
         run = _Run(
-            environ,
-            exchange,
-            schema,
-            budget=budget,
-            language=language,
-            max_bytes=max_bytes,
-            max_line=max_line,
-            max_records=max_records,
+            lines, exchange, schema, budget=budget, language=language, max_records=max_records
         )
-        answer = Streamed(exchange, run.lines, run.ending, run.unaudited, run.body_sha256)
+        answer = Streamed(
+            exchange, run.lines, run.ending, run.unaudited, run.body_sha256, hooks=hooks
+        )
         headers = [*STREAM_HEADERS, ("Content-Language", language), ("Vary", "Accept-Language")]
         return "200 OK", headers, answer
 

@@ -57,6 +57,13 @@ STREAM_HEADERS: Final = (
     ("X-Accel-Buffering", "no"),  # a proxy (ingress-nginx) passes each line on, not the whole
 )
 _LINE_END: Final = b"\n"
+PIECE_BYTES: Final = 64 * 1024
+EAGER_BYTES: Final = 64 * 1024
+"""A body declared this long or shorter is read when the answer starts, not as it streams: the
+head-first worker discards, between the app's return and the answer, what is left unread of a
+body that small (``server/settle.py``, keep-alive honesty), and holds it whole already."""
+"""Bytes read from the body at once: a stock worker's read waits for them (or the body's end),
+so a line is judged at most this many bytes after it arrives."""
 
 
 def _nothing() -> None:
@@ -106,17 +113,14 @@ def declared_excess(environ: dict[str, Any], max_bytes: int) -> Problem | None:
 
 
 class BodyLines:
-    """The body's lines, numbered from 1, read one at a time: a line longer than ``max_line``
-    bytes is given as None and read past in pieces (never held whole); blank lines are counted,
-    not given. Reading stops at ``max_bytes`` (one byte more tells a longer body), at the body
-    deadline, or at a framing the server cannot read: ``stopped`` then holds the problem, which
-    the stream reports as its last error line."""
+    """The body's lines, numbered from 1, read in pieces and given one at a time: a line longer
+    than ``max_line`` bytes is given as None and read past (never held whole); blank lines are
+    counted, not given. Reading stops at ``max_bytes`` (one byte more tells a longer body), at
+    the body deadline, or at a framing the server cannot read: ``stopped`` then holds the
+    problem, which the stream reports as its last error line."""
 
-    EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
-    """The digest of a body of which nothing was read."""
-
-    __slots__ = ("_exchange", "_hooks", "_sha", "_stream", "declared", "max_bytes", "max_line",
-                 "received", "stopped")  # fmt: skip
+    __slots__ = ("_exchange", "_hooks", "_sha", "_stream", "declared", "eager", "max_bytes",
+                 "max_line", "received", "stopped")  # fmt: skip
 
     def __init__(
         self,
@@ -137,6 +141,9 @@ class BodyLines:
         self.stopped: Problem | None = None
         length: str = environ.get("CONTENT_LENGTH", "") or ""
         self.declared = int(length) if length.isascii() and length.isdigit() else None
+        self.eager = b""
+        if self.declared is not None and self.declared <= EAGER_BYTES:
+            self.eager = self._piece()
 
     @property
     def sha256(self) -> str:
@@ -145,31 +152,49 @@ class BodyLines:
 
     def __iter__(self) -> Iterator[tuple[int, bytes | None]]:
         number = 0
+        held = bytearray(self.eager)
+        self.eager = b""
+        skipping = False  # inside a line too long, already given as None
         while True:
-            piece = self._piece(self.max_line + 1)
+            end = held.find(_LINE_END)
+            if end >= 0:
+                line = bytes(held[: end + 1])
+                del held[: end + 1]
+                if skipping:
+                    skipping = False
+                    continue
+                number += 1
+                if len(line) - 1 > self.max_line:
+                    yield number, None
+                elif line.strip():
+                    yield number, line
+                continue
+            if len(held) > self.max_line:
+                if not skipping:
+                    number += 1
+                    skipping = True
+                    yield number, None
+                held.clear()
+            piece = self._piece()
             if not piece:
                 break
+            held += piece
+        if held.strip() and not skipping and self.stopped is None:  # a last line, unended
             number += 1
-            if len(piece) > self.max_line and not piece.endswith(_LINE_END):
-                while piece and not piece.endswith(_LINE_END):  # read past it, piece by piece
-                    piece = self._piece(self.max_line + 1)
-                yield number, None
-            elif piece.strip():
-                yield number, piece
-            if self.stopped is not None:
-                break
+            yield number, None if len(held) > self.max_line else bytes(held)
         self._exchange.received = True
         self._hooks.disarm()
 
-    def _piece(self, size: int) -> bytes:
-        """Up to ``size`` bytes of the body, up to and including a newline; b"" at its end or
-        when reading must stop (``stopped`` says why)."""
+    def _piece(self) -> bytes:
+        """The next bytes of the body (up to ``PIECE_BYTES``); b"" at its end or when reading
+        must stop (``stopped`` says why). Read in pieces, not lines: gunicorn's ``readline``
+        reads 1 KiB at a time, each read copying the rest of a body it holds whole."""
         if self.stopped is not None:
             return b""
         room = self.max_bytes - self.received
         self._hooks.arm()
         try:
-            piece: bytes = self._stream.readline(min(size, room + 1))
+            piece: bytes = self._stream.read(min(PIECE_BYTES, room + 1))
         except ClientDisconnected:
             piece = b""
         except (
@@ -218,15 +243,16 @@ class Ending:
 
 @dataclass(slots=True)
 class Streamed:
-    """A streaming answer: the WSGI iterable the envelope returns. ``lines`` makes the records'
-    lines (given the hooks, once the envelope has lent them); ``ending`` is asked at the end, or
-    when the stream is closed before its end (``complete`` False: the client went away).
+    """A streaming answer: the WSGI iterable the envelope returns. ``lines`` makes the
+    records' lines (reading the body through ``hooks``, which the envelope fills); ``ending`` is
+    asked at the end, or when the stream is closed before its end (``complete`` False: the
+    client went away).
 
     Its facts go to the exchange before the audit line: ``body_sha256`` the body's bytes,
     ``response_sha256`` every line before the summary (the summary line names both)."""
 
     exchange: Exchange
-    lines: Callable[[Hooks], Iterator[bytes]]
+    lines: Callable[[], Iterator[bytes]]
     ending: Callable[[bool], Ending]
     unaudited: Callable[[], bytes]
     """The last line when the audit sink refuses the run's line (instead of the summary)."""
@@ -237,10 +263,11 @@ class Streamed:
     _sha: Any = field(default_factory=hashlib.sha256)
 
     def bind(self, hooks: Hooks) -> None:
-        self.hooks = hooks
+        """Take the envelope's hooks (into the one ``Hooks`` the body's reader holds too)."""
+        self.hooks.arm, self.hooks.disarm, self.hooks.audit = hooks.arm, hooks.disarm, hooks.audit
 
     def __iter__(self) -> Iterator[bytes]:
-        self._running = self.lines(self.hooks)
+        self._running = self.lines()
         for line in self._running:
             self._sha.update(line)
             yield line
