@@ -25,7 +25,7 @@ from .judge import MAX_LINE_BYTES, Judged, Line, Tally, judge_chunk
 
 CHUNK_LINES: Final = 200
 """Lines sent to a worker at once: enough to make the cost of sending them small next to
-judging them (about a millisecond each), few enough that progress and the report move often."""
+judging them, few enough that progress and the report move often."""
 CHUNK_BYTES: Final = 4 * 1024 * 1024
 """A chunk is also closed at this many bytes, so long lines cannot make one chunk huge."""
 WINDOW_PER_WORKER: Final = 3
