@@ -214,10 +214,17 @@ class RoundRecord:
         return found if isinstance(found, str) else None
 
 
+@cache
+def _record_schema(config: Config | None) -> BaseSchema:
+    """One schema instance per configuration: the contract's guard keeps what it learns per
+    instance, so a new instance per record would grow a long run's memory record by record."""
+    return record_schemas(config).record()
+
+
 def read_record(data: Any, config: Config | None = None) -> RoundRecord:
     """A parsed JSON record, checked whole (``RecordError`` on the first refusal's code)."""
     try:
-        loaded = load(record_schemas(config).record(), data)
+        loaded = load(_record_schema(config), data)
     except Problem as problem:
         raise RecordError(problem) from None
     return accepted(loaded)
