@@ -52,7 +52,7 @@ MAX_RECORDS: Final = 10_000
 """Records one request may hold; the rest of a longer body is not read (``TOO_MANY_RECORDS``).
 Read when an app is built, so a test may lower it."""
 MAX_LINE_BYTES: Final = 256 * 1024
-"""The longest line judged (a record of a thousand actions is about 60 KiB), or
+"""The longest line judged (a record of ``MAX_ACTIONS`` actions fits with room), or
 ``MAX_BODY_BYTES`` if that is smaller; a longer line is unreadable, read past, never held."""
 TOO_MANY_RECORDS: Final = "TOO_MANY_RECORDS"
 

@@ -1,19 +1,11 @@
-"""The streaming road: a JSON Lines body read a line at a time, and an answer written as it goes.
+"""The streaming road: a JSON Lines body read a piece at a time, and an answer written as it goes.
 
-Every other ``POST`` is read whole, judged and answered at once (``road.py``). A platform piping
-a file of records through ``curl`` wants each verdict as soon as its record is judged, and the
-service must not hold the whole file, nor all the answers, to give them. So here the body is
-read a line at a time (``BodyLines``: a bounded line length, a stated maximum of bytes, the body's
-digest taken as it passes), and the answer is a WSGI iterable (``Streamed``) that judges a line
-only when the server asks for the next piece of the answer.
-
-What stays the envelope's: the route, the key check, the headers. What moves to the end of the
-stream: the audit line. It cannot be written before the answer (its counts and digests are not
-known yet), so it is written when the last record is judged and **before the summary line**: a
-stream whose audit line the sink did not take ends with an ``AUDIT_UNAVAILABLE`` error line and
-no summary, and a client that does not see the summary knows the run is not on record
-(docs/reconcile-http.md, "The audit line"). The body deadline, which the envelope arms once for a
-body read before the answer, is armed again before each line here (``Hooks.arm``).
+A platform piping a file of records wants each verdict as soon as its record is judged, and the
+service must hold neither the whole file nor all the answers to give them. ``BodyLines`` reads
+the body in bounded pieces (its digest taken as it passes); ``Streamed``, the WSGI iterable,
+judges a line only when the server asks for more of the answer. The audit line cannot precede
+the answer (its counts and digests are not known yet): it is written at the end, before the
+summary line, and a run whose line the sink refuses gets no summary (docs/reconcile-http.md).
 """
 
 from __future__ import annotations
@@ -188,7 +180,7 @@ class BodyLines:
     def _piece(self) -> bytes:
         """The next bytes of the body (up to ``PIECE_BYTES``); b"" at its end or when reading
         must stop (``stopped`` says why). Read in pieces, not lines: gunicorn's ``readline``
-        reads 1 KiB at a time, each read copying the rest of a body it holds whole."""
+        reads a few bytes at a time, each read copying the rest of a body it holds whole."""
         if self.stopped is not None:
             return b""
         room = self.max_bytes - self.received
