@@ -36,6 +36,7 @@ ORDER: Final[tuple[tuple[str, ...], ...]] = (
     ("api.config",),
     ("receipts", "integrity"),
     ("api.contract",),
+    ("rounds", "vectors", "reconcile"),
     ("api.envelope",),
     ("api.fastpath",),
     ("api.endpoints",),
@@ -49,7 +50,20 @@ OpenAPI builder, the error handlers, ``python -m quart_bezique.api``); cli, serv
 too) and wsgi are the entry points, which nothing imports. ``records`` has no module yet: a package
 ``service/quart_bezique/records/`` would sit there."""
 RANK: Final = {layer: rank for rank, peers in enumerate(ORDER) for layer in peers}
-PACKAGES: Final = frozenset({"game", "records", "wire", "receipts", "integrity", "cli", "server"})
+PACKAGES: Final = frozenset(
+    {
+        "game",
+        "records",
+        "wire",
+        "receipts",
+        "integrity",
+        "rounds",
+        "vectors",
+        "reconcile",
+        "cli",
+        "server",
+    }
+)
 API_LAYERS: Final = frozenset({"contract", "envelope", "fastpath", "endpoints"})
 API_APP: Final = frozenset({"app", "registry", "openapi", "errors", "__main__"})
 

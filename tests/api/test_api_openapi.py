@@ -23,6 +23,8 @@ from quart_bezique.game.betting import ActionType
 from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING
 
 EXPECTED_OPERATIONS = {
+    ("post", "/v1/rounds/adjudicate"),
+    ("post", "/v1/rounds/reconcile"),
     ("get", "/v1/rulesets"),
     ("post", "/v1/hands/score"),
     ("post", "/v1/hands/batch-score"),

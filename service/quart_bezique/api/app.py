@@ -138,7 +138,7 @@ def create_app(
         body_timeout=config.body_read_timeout,
         cors_origins=config.cors_origins,
         signer=signing[0] if signing is not None else None,
-        declarations={e.path: e.declaration(roads.get(e.path)) for e in ENDPOINTS},
+        declarations={e.path: e.declaration(roads.get(e.path), resources) for e in ENDPOINTS},
     )
     app.extensions[EXTENSION] = AppState(config, schemas, resources.spec, observer)
     return app

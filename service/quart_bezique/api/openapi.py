@@ -306,7 +306,7 @@ def _operation(
             content["examples"] = {
                 name: {"value": value} for name, value in op.request_examples.items()
             }
-        doc["requestBody"] = {"required": True, "content": {JSON_MEDIA_TYPE: content}}
+        doc["requestBody"] = {"required": True, "content": {op.request_media: content}}
     ok: dict[str, Any] = {
         "description": op.response_description,
         "headers": {"X-Request-ID": {"$ref": "#/components/headers/RequestId"}},

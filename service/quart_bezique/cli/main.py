@@ -29,7 +29,7 @@ from quart_bezique.api.contract.i18n.translations import LOCALE_DIR, localize, t
 from quart_bezique.game.messages import N_
 from quart_bezique.game.odds import DEFAULT_SAMPLES, DEFAULT_SEED
 
-from . import checks, human, verdicts
+from . import adjudicate, checks, human, reconcile, vectors, verdicts
 from .problems import CliError, ExitCode
 from .safe import shown_lines
 from .verdicts import Outcome
@@ -184,6 +184,10 @@ def _parser(voice: human.Voice) -> argparse.ArgumentParser:
         "--seed", type=int, default=DEFAULT_SEED, help=say(N_("the random generator's seed"))
     )
 
+    adjudicate.register(verdict, voice)
+    vectors.register(verdict, voice)
+    reconcile.register(verdict, voice)
+
     verify = command("verify", say(N_("check a stored exchange against its Verdict-Receipt")))
     verify.add_argument(
         "record", help=say(N_("a JSON record: endpoint, request, response, receipt"))
@@ -300,6 +304,12 @@ def _run(args: argparse.Namespace, voice: human.Voice) -> Outcome | bytes:
             return verdicts.validate(_body_file(args.round), voice, ruleset)
         case "settle":
             return verdicts.settle(_body_file(args.round), voice, ruleset)
+        case "adjudicate":
+            return adjudicate.run(_body_file(args.record), voice, ruleset, args.trace)
+        case "vectors":
+            return vectors.run(args, voice, ruleset)
+        case "reconcile":
+            return reconcile.run(args, voice, ruleset)
         case "odds":
             return verdicts.odds(
                 _cards(args.cards, args.lang),

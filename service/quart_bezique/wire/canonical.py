@@ -29,6 +29,7 @@ ODDS_PATH: Final = "/v1/hands/odds"
 SHOWDOWN_PATH: Final = "/v1/showdown"
 BETTING_PATH: Final = "/v1/betting/validate"
 SETTLE_PATH: Final = "/v1/rounds/settle"
+ROUND_PATH: Final = "/v1/rounds/adjudicate"
 
 
 def _cards(value: Any) -> Any:
@@ -84,6 +85,15 @@ def _settle(body: Any) -> Any:
     return out
 
 
+def _round(body: Any) -> Any:
+    """A round record: the settle body's cards and trump, and those of a claimed showdown."""
+    out = _settle(body)
+    if type(out) is dict and type(out.get("claimed")) is dict and "showdown" in out["claimed"]:
+        claimed = out["claimed"]
+        out["claimed"] = {**claimed, "showdown": _showdown(claimed["showdown"])}
+    return out
+
+
 def _as_sent(body: Any) -> Any:
     return body
 
@@ -111,6 +121,11 @@ def _settle_is_canonical(body: Any) -> bool:
     return body.get("trump") in TRUMPS and (
         hands is None or all(CODES.issuperset(cards) for cards in hands.values())
     )
+
+
+def _round_is_canonical(body: Any) -> bool:
+    showdown = (body.get("claimed") or {}).get("showdown")
+    return _settle_is_canonical(body) and (showdown is None or _showdown_is_canonical(showdown))
 
 
 def _always(body: Any) -> bool:
@@ -141,6 +156,7 @@ FORMS: Final[dict[str, Form]] = {
     SHOWDOWN_PATH: Form(_showdown, _showdown_is_canonical),
     BETTING_PATH: AS_SENT,
     SETTLE_PATH: Form(_settle, _settle_is_canonical),
+    ROUND_PATH: Form(_round, _round_is_canonical),
 }
 """The verdict endpoints by path, with their bodies' canonical form."""
 SIGNED_ROUTES: Final = frozenset(FORMS)

@@ -28,6 +28,8 @@ class Operation:
     request: type[Schema] | Callable[[RequestSchemas], type[Schema]] | None = None
     """The request body's schema: the class itself, or, for a schema whose limits come from the
     configuration, the function picking it from the app's ``RequestSchemas``."""
+    request_media: str = "application/json"
+    """The request body's media type (JSON Lines for a streaming endpoint)."""
     response: type[Schema] | None = None
     """Schema of the 200 answer (JSON), if it is JSON."""
     response_media: str = "application/json"

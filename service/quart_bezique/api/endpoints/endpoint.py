@@ -26,6 +26,7 @@ from quart_bezique.api.envelope.budget import value_budget
 from quart_bezique.api.envelope.draining import is_draining
 from quart_bezique.api.envelope.road import Handler, Road
 from quart_bezique.api.envelope.routes import RouteDeclaration
+from quart_bezique.api.envelope.stream import StreamRoad
 from quart_bezique.integrity import Manifest
 from quart_bezique.wire.canonical import form_of
 
@@ -118,6 +119,9 @@ class Endpoint:
     """A Flask view (pages, documents, probes); None for a JSON endpoint."""
     handler: Callable[[Resources], Handler] | None = None
     """A JSON endpoint's handler: its ``POST`` goes down its road, never through Flask."""
+    stream: Callable[[Resources], StreamRoad] | None = None
+    """A streaming endpoint (JSON Lines in and out, ``envelope.stream``): its ``POST`` is
+    served by the envelope as it is read, never by Flask."""
     audit: Kind = PLAIN
     """How its answers are summarised: a verdict kind makes it a verdict endpoint (signed
     receipts, ``Verdict-Receipt`` in the contract); ``PLAIN`` for everything else."""
@@ -127,8 +131,8 @@ class Endpoint:
     """A folder served under ``<path>/static/<file>`` (the page's scripts, styles, images)."""
 
     def __post_init__(self) -> None:
-        if (self.view is None) == (self.handler is None):
-            raise ValueError(f"{self.path}: give exactly one of a view and a handler")
+        if sum(x is not None for x in (self.view, self.handler, self.stream)) != 1:
+            raise ValueError(f"{self.path}: give exactly one of a view, a handler and a stream")
 
     @property
     def name(self) -> str:
@@ -150,9 +154,17 @@ class Endpoint:
             budget=value_budget(config),
         )
 
-    def declaration(self, road: Road | None) -> RouteDeclaration:
-        """What the envelope needs to know about this route."""
-        return RouteDeclaration(kind=self.audit, page_csp=self.page_csp, road=road)
+    def declaration(
+        self, road: Road | None, resources: Resources | None = None
+    ) -> RouteDeclaration:
+        """What the envelope needs to know about this route (a stream's road is built from
+        ``resources``)."""
+        stream = None
+        if self.stream is not None:
+            if resources is None:
+                raise ValueError(f"{self.path}: a stream's road needs the app's resources")
+            stream = self.stream(resources)
+        return RouteDeclaration(kind=self.audit, page_csp=self.page_csp, road=road, stream=stream)
 
 
 def unique(endpoints: Sequence[Endpoint]) -> tuple[Endpoint, ...]:

@@ -105,6 +105,17 @@ def _summary_settle(p: Any) -> dict[str, Any]:
     }
 
 
+def _summary_round(p: Any) -> dict[str, Any]:
+    settled = p["settlement"]
+    claim = p["claim"]
+    return {
+        "round_id": p["round_id"],
+        "valid": p["betting"]["valid"],
+        "winners": None if settled is None else settled["winners"],
+        "matches": None if claim is None else claim["matches"],
+    }
+
+
 def _summary_odds(p: Any) -> dict[str, Any]:
     return {"score": p["score"], "win": p["win"], "tie": p["tie"], "loss": p["loss"]}
 
@@ -123,6 +134,10 @@ def _two(p: Any) -> int:
 
 def _batch_hands(p: Any) -> int:
     return len(p["results"])
+
+
+def _round_hands(p: Any) -> int:
+    return len(p["hands"])
 
 
 def _settled_hands(p: Any) -> int:
@@ -147,6 +162,7 @@ ODDS: Final = Kind(_summary_odds, _one)
 SHOWDOWN: Final = Kind(_summary_showdown, _two)
 BETTING: Final = Kind(_summary_betting, betting=True)
 SETTLE: Final = Kind(_summary_settle, _settled_hands)
+ROUND_RECORD: Final = Kind(_summary_round, _round_hands)
 PLAIN: Final = Kind(_none)
 """Any route that judges nothing."""
 

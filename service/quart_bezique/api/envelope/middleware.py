@@ -25,6 +25,7 @@ from quart_bezique.api.envelope.cors import Cors
 from quart_bezique.api.envelope.deadline import BodyDeadlines
 from quart_bezique.api.envelope.exchange import Exchange, local
 from quart_bezique.api.envelope.routes import RESOLUTION_KEY, Route, RouteDeclaration, Router
+from quart_bezique.api.envelope.stream import Hooks, Streamed
 from quart_bezique.receipts.header import RECEIPT_HEADER
 
 if TYPE_CHECKING:
@@ -146,9 +147,14 @@ class Observer:
             local.exchange = None
             if watched:
                 deadlines.forget(ex)  # type: ignore[union-attr]
-        if self.signer is not None and ex.judged and route.kind is not PLAIN:
+        if isinstance(body, Streamed):  # judged as the server reads it: audited at its end
+            body.bind(self._hooks(ex, route, environ, started, watched))
+        elif self.signer is not None and ex.judged and route.kind is not PLAIN:
             self._sign(ex, route, held)
-        if not self._record(ex, route, environ, perf_counter() - started) and ex.judged:
+        refused = not isinstance(body, Streamed) and not self._record(
+            ex, route, environ, perf_counter() - started
+        )
+        if refused and ex.judged:
             _close(body)
             unaudited = _UNAUDITED[negotiate(environ.get("HTTP_ACCEPT_LANGUAGE"))]
             ex.status = held.status = unaudited[0]
@@ -182,6 +188,23 @@ class Observer:
         if not self.router.resolve(environ).route.protected:
             return False
         return self.keys.check(authorization)[1] is not None
+
+    def _hooks(
+        self, ex: Exchange, route: Route, environ: WSGIEnvironment, started: float, watched: bool
+    ) -> Hooks:
+        """What a streaming answer needs of the envelope: its audit line at its end, and the
+        body deadline armed again before each line it reads."""
+
+        def audit() -> bool:
+            return self._record(ex, route, environ, perf_counter() - started)
+
+        hooks = Hooks(audit=audit)
+        deadlines = self.deadlines
+        if watched and deadlines is not None:
+            sock = environ["gunicorn.socket"]
+            hooks.arm = lambda: deadlines.watch(ex, sock)
+            hooks.disarm = lambda: deadlines.forget(ex)
+        return hooks
 
     def _sign(self, ex: Exchange, route: Route, held: _Held) -> None:
         """The verdict's receipt, in its header; its identifiers go to the audit line."""
@@ -217,6 +240,11 @@ class Observer:
                 denial = denial.in_language(negotiate(environ.get("HTTP_ACCEPT_LANGUAGE")))
                 respond(denial.status, list(denial.headers))
                 return [denial.body]
+        stream = route.stream
+        if stream is not None and environ.get("REQUEST_METHOD") == "POST":
+            status, headers, answer = stream(environ, ex)
+            respond(status, headers)
+            return answer
         road = route.road
         if road is not None and environ.get("REQUEST_METHOD") == "POST":
             status, headers, data = road(environ, ex)

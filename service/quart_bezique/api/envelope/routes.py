@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import WSGIEnvironment
 
     from quart_bezique.api.envelope.road import Road
+    from quart_bezique.api.envelope.stream import StreamRoad
 
 PROTECTED_PREFIX: Final = "/v1/"
 UNMATCHED: Final = "unmatched"
@@ -48,6 +49,7 @@ class RouteDeclaration:
     kind: Kind = PLAIN
     page_csp: str | None = None
     road: Road | None = None
+    stream: StreamRoad | None = None
 
 
 UNDECLARED: Final = RouteDeclaration()
@@ -65,6 +67,8 @@ class Route:
     protected: bool
     road: Road | None = None
     """A JSON endpoint's road: serves its ``POST`` requests, which never enter Flask."""
+    stream: StreamRoad | None = None
+    """A streaming endpoint's road (``stream.py``): its ``POST`` is judged as it is read."""
 
     @property
     def matched(self) -> bool:
@@ -118,6 +122,7 @@ class Router:
                 headers,
                 is_protected_template(template),
                 declared.road,
+                declared.stream,
             )
             self._routes[template] = route
             if not rule.arguments:
