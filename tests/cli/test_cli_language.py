@@ -21,7 +21,7 @@ from tests.cli.cli_support import run
 TRANSLATED = ("ru", "uk")
 PERCENT = re.compile(r"%(?:\([a-z_]+\))?[sr]")
 OPTION_WORDS = {
-    "quart", "bezique", "COMMAND", "json", "lang", "en", "ru", "uk", "score", "compare",
+    "quart", "bezique", "COMMAND", "json", "lang", "en", "ru", "uk", "score", "compare", "adjudicate", "vectors", "reconcile", "conformance", "Lines",
     "validate", "settle", "odds", "verify", "build", "digest", "jwks", "trump", "TRUMP", "cards",
     "first", "second", "FIRST", "SECOND", "players", "round", "seen", "SEEN", "opponents",
     "OPPONENTS", "samples", "SAMPLES", "seed", "SEED", "record", "RULESET", "ruleset", "BUILD",

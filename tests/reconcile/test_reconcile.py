@@ -23,7 +23,7 @@ from quart_bezique.cli.main import main
 from quart_bezique.reconcile import REPORT, SUMMARY, Engine, Progress, Shard, judge_chunk
 from quart_bezique.reconcile.engine import numbered_lines
 from quart_bezique.reconcile.run import reconcile
-from quart_bezique.reconcile.words import FALLBACK, RECORDS, Words
+from quart_bezique.reconcile.words import RECORDS, Words
 
 from scripts.round_archive import write_archive
 
@@ -280,18 +280,10 @@ def test_the_summary_in_russian(
     assert "сверка " in capsys.readouterr().out
 
 
-def test_a_catalogs_translation_wins_over_the_fallback() -> None:
-    class Catalog:
-        def gettext(self, message: str) -> str:
-            return "ЗАПИСИ" if message == RECORDS.template else message
-
-        def ngettext(self, singular: str, plural: str, n: int) -> str:
-            return singular if n == 1 else plural
-
-    words = Words("ru")
-    assert words.say(RECORDS) == FALLBACK["ru"][RECORDS.template]
-    words.catalog = Catalog()
-    assert words.say(RECORDS) == "ЗАПИСИ"
+def test_the_summary_speaks_the_services_catalogs() -> None:
+    """The summary's words are the service's catalogs' words, in each language it speaks."""
+    assert Words("ru").say(RECORDS) == "записей"
+    assert Words("uk").say(RECORDS) == "записів"
     assert Words("en").say(RECORDS) == "records"
 
 

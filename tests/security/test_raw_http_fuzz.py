@@ -36,17 +36,20 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
 import pytest
 from quart_bezique.api.app import create_app
 from quart_bezique.api.config import Config
+from quart_bezique.api.registry import ENDPOINTS
 
 from tests.api.api_support import LiveServer
 from tests.api.registry_support import JSON_ENDPOINTS, example
 from tests.security.raw_http import NoAnswer, RawResponse, exchange
 
+ROOT: Final = Path(__file__).resolve().parents[2]
 SEED: Final = 20261130
 REQUESTS: Final = 500
 WALL_CLOCK_CAP: Final = 60.0
@@ -65,11 +68,23 @@ DOCUMENTED_503: Final = frozenset({"NOT_READY", "AUDIT_UNAVAILABLE"})
 its audit line could not be recorded."""
 TRACEBACK_MARKS: Final = (b"Traceback (most recent call last)", b'File "/', b'.py", line ')
 
+STREAMED_BODIES: Final[dict[str, bytes]] = {
+    "/v1/rounds/reconcile": (ROOT / "examples" / "rounds" / "rounds.jsonl").read_bytes(),
+}
+"""The streamed verdict routes' bodies: JSON Lines, the shipped round records."""
 VALID_BODIES: Final[dict[str, bytes]] = {
     endpoint.path: orjson.dumps(example(endpoint)) for endpoint in JSON_ENDPOINTS
-}
+} | STREAMED_BODIES
 """A body each verdict route answers 200 to (with the key): a bypass would give a real verdict.
-Each JSON endpoint's first request example, from the registry."""
+Each JSON endpoint's first request example, from the registry, and the streamed bodies."""
+MEDIA: Final[dict[str, bytes]] = {
+    endpoint.path: endpoint.operation.request_media.encode("ascii") for endpoint in ENDPOINTS
+}
+"""Each route's request media type (``application/json`` but for the streamed routes)."""
+
+
+def content_type(route: str) -> bytes:
+    return b"Content-Type: " + MEDIA.get(route, b"application/json")
 
 
 # ------------------------------------------------------------------------------ the routes
@@ -504,7 +519,7 @@ def random_case(rng: random.Random, request_id: str, authority: bytes, key: byte
         *(
             _odd_content_type(rng)
             if "content-type" in broken
-            else [b"Content-Type: application/json"] * (method == b"POST")
+            else [content_type(template)] * (method == b"POST")
         ),
         *(_odd_headers(rng) if "headers" in broken else []),
         b"X-Request-ID: " + request_id.encode("ascii"),
@@ -730,7 +745,7 @@ def test_verdict_path_spellings_without_key(
         target.replace("{authority}", _authority(keyed_server).decode()).encode("ascii"),
         [
             b"Host: " + _authority(keyed_server),
-            b"Content-Type: application/json",
+            content_type(route),
             b"Content-Length: %d" % len(body),
             b"X-Request-ID: " + request_id.encode("ascii"),
             b"Connection: close",

@@ -1,15 +1,12 @@
-"""What a run says to people (``summary.txt``, the progress lines) in English or Russian.
+"""What a run says to people (``summary.txt``, the progress lines), in the language of ``--lang``.
 
 Every sentence is an ``N_`` template, so ``make catalogs`` extracts it and the service's catalogs
-translate it like any other message. Until a catalog has a sentence, ``FALLBACK`` gives it: a
-small table of this module's own Russian, used only where the catalog still answers with the
-English template (a catalog's translation always wins). Ukrainian has no table here: it shows
-the catalog's words, or English where the catalog has none yet.
+translate it like any other message: one place for every word the service says, in every
+language it speaks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
 from quart_bezique.api.contract.i18n.translations import translations
@@ -38,42 +35,16 @@ PROGRESS: Final = N_(
     "{rate} per second"
 )
 
-FALLBACK: Final[Mapping[str, Mapping[str, str]]] = {
-    "ru": {
-        TITLE.template: "сверка {input} с эталоном (правила: {ruleset})",
-        OWN_RULES.template: "свои у каждой записи",
-        SHARD.template: "часть {index}/{count}: строки, номер которых по модулю {count} равен "
-        "{index}",
-        RECORDS.template: "записей",
-        MATCHING.template: "совпадают с эталоном",
-        DISAGREEING.template: "расходятся с эталоном",
-        UNREADABLE.template: "не прочитаны",
-        UNCLAIMED.template: "без заявленного исхода",
-        DIFFERENCES.template: "расхождений в отчёте",
-        LINES.template: "прочитано строк",
-        SECONDS.template: "секунд",
-        RATE.template: "раундов в секунду",
-        ALL_MATCH.template: "все заявленные исходы совпадают с эталоном",
-        SOME_DIFFER.template: "записей, которые расходятся с эталоном или не прочитаны: "
-        "{count}; каждая из них есть в {report}",
-        PROGRESS.template: "проверено записей: {records}, расходятся: {disagreeing}, не "
-        "прочитаны: {unreadable}, {rate} в секунду",
-    }
-}
-"""This module's own Russian for its sentences, until the service's catalog has them."""
-
 
 class Words:
-    """A language's catalog, with ``FALLBACK`` for what it does not translate yet."""
+    """A language's catalog, and how that language writes a number."""
 
     def __init__(self, language: str) -> None:
         self.language = language
         self.catalog: Translations = translations(language)
-        self.fallback = FALLBACK.get(language, {})
 
     def gettext(self, message: str, /) -> str:
-        found = self.catalog.gettext(message)
-        return self.fallback.get(message, found) if found == message else found
+        return self.catalog.gettext(message)
 
     def ngettext(self, singular: str, plural: str, n: int, /) -> str:
         return self.catalog.ngettext(singular, plural, n)
