@@ -21,7 +21,8 @@ from tests.cli.cli_support import run
 TRANSLATED = ("ru", "uk")
 PERCENT = re.compile(r"%(?:\([a-z_]+\))?[sr]")
 OPTION_WORDS = {
-    "quart", "bezique", "COMMAND", "json", "lang", "en", "ru", "uk", "score", "compare", "adjudicate", "vectors", "reconcile", "conformance", "Lines",
+    "adjudicate", "vectors", "reconcile", "conformance", "Lines",
+    "quart", "bezique", "COMMAND", "json", "lang", "en", "ru", "uk", "score", "compare",
     "validate", "settle", "odds", "verify", "build", "digest", "jwks", "trump", "TRUMP", "cards",
     "first", "second", "FIRST", "SECOND", "players", "round", "seen", "SEEN", "opponents",
     "OPPONENTS", "samples", "SAMPLES", "seed", "SEED", "record", "RULESET", "ruleset", "BUILD",
