@@ -30,6 +30,7 @@ from quart_bezique.game import scoring
 from quart_bezique.game.betting import validate_betting
 from quart_bezique.game.cards import CARDS, Card, Rank, Suit, parse_card, parse_suit
 from quart_bezique.game.odds import FULL_SHOE_HANDS, hand_odds
+from quart_bezique.game.reading_cache import ReadingCache
 from quart_bezique.game.ruleset import (
     CLASSIC,
     LITERAL,
@@ -421,8 +422,8 @@ def test_rules_13_7_a_process_keeps_the_most_recent_readings(
         builds.append(rules)
         return dict.fromkeys(TRUMP_SETTINGS, object())
 
-    monkeypatch.setattr(scoring, "_BUILT", {})
-    monkeypatch.setattr(scoring, "build_tables", build)
+    shipped: dict[Suit | None, object] = {trump: table(trump) for trump in TRUMP_SETTINGS}
+    monkeypatch.setattr(scoring, "_TABLES", ReadingCache(CLASSIC.scoring, lambda: shipped, build))
     readings = [_rules_of(s) for s in ALL_SWITCHES[1:4]]
     first = [table(None, rules) for rules in readings]
     assert builds == readings
@@ -431,7 +432,7 @@ def test_rules_13_7_a_process_keeps_the_most_recent_readings(
     assert builds == readings
     again = table(None, readings[0])
     assert again is not first[0] and builds == [*readings, readings[0]]
-    assert table(None) is table(None, CLASSIC.scoring)  # classic/1's own, never dropped
+    assert table(None) is table(None, CLASSIC.scoring) is shipped[None]  # never dropped
 
 
 # --- §13.4: a tie carried over -----------------------------------------------------------------
