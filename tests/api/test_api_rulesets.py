@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.endpoints.rounds import TIED_ROUND
 from quart_bezique.api.fastpath import batch
 from quart_bezique.game.reading_cache import BUILT_TABLES_KEPT
 from quart_bezique.game.ruleset import CLASSIC, EVERY_RULESET, LITERAL, resolve_ruleset
@@ -21,16 +22,6 @@ from tests.api.api_support import ok, pointers, problem
 SCORE = "/v1/hands/score"
 BATCH = "/v1/hands/batch-score"
 HAND = {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
-TIED_ROUND: dict[str, Any] = {
-    "players": ["ann", "bob"],
-    "dealer": "bob",
-    "ante": 5,
-    "actions": [
-        {"player": "ann", "type": "stake", "amount": 5},
-        {"player": "bob", "type": "open", "amount": 5},
-    ],
-    "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
-}
 BODIES: dict[str, dict[str, Any]] = {
     SCORE: HAND,
     BATCH: {"hands": [HAND, {"cards": ["AS", "AC", "AH", "KH"]}]},
