@@ -8,6 +8,9 @@ from typing import Any
 import orjson
 import pytest
 from flask.testing import FlaskClient
+from quart_bezique.api.endpoints.rounds import TIED_ROUND
+from quart_bezique.api.fastpath import batch
+from quart_bezique.game.reading_cache import BUILT_TABLES_KEPT
 from quart_bezique.game.ruleset import CLASSIC, EVERY_RULESET, LITERAL, resolve_ruleset
 from quart_bezique.game.scoring import distinct_hands, score_hand
 from quart_bezique.wire import render
@@ -19,16 +22,6 @@ from tests.api.api_support import ok, pointers, problem
 SCORE = "/v1/hands/score"
 BATCH = "/v1/hands/batch-score"
 HAND = {"cards": ["KS", "QS", "JS", "JC"], "trump": "S"}
-TIED_ROUND: dict[str, Any] = {
-    "players": ["ann", "bob"],
-    "dealer": "bob",
-    "ante": 5,
-    "actions": [
-        {"player": "ann", "type": "stake", "amount": 5},
-        {"player": "bob", "type": "open", "amount": 5},
-    ],
-    "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
-}
 BODIES: dict[str, dict[str, Any]] = {
     SCORE: HAND,
     BATCH: {"hands": [HAND, {"cards": ["AS", "AC", "AH", "KH"]}]},
@@ -93,6 +86,17 @@ def test_the_batch_scores_every_hand_as_the_core_does(client: FlaskClient, rules
             expected = [{"score": e["score"]} for e in expected]
         assert answer["results"] == expected
         assert answer["ruleset"] == ruleset.id
+
+
+def test_the_batch_keeps_its_tables_as_the_core_keeps_its_own() -> None:
+    """The batch's tables follow the one policy (``ReadingCache``): a reading's are built on first
+    use and served again while kept, at most ``BUILT_TABLES_KEPT`` beside classic/1's."""
+    rules = LITERAL.scoring
+    first = batch.tables(rules)
+    assert first.rules is rules and batch.tables(rules) is first
+    assert batch._TABLES.built()[0] is rules and len(batch._TABLES.built()) <= BUILT_TABLES_KEPT
+    assert batch.tables() is batch.tables(CLASSIC.scoring)
+    assert batch.tables().rules is CLASSIC.scoring
 
 
 def test_a_tie_under_tie_carry_pays_nobody(client: FlaskClient) -> None:

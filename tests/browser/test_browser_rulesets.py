@@ -9,7 +9,9 @@ that lists no rulesets by answering ``GET /v1/rulesets`` in the browser with a 5
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -62,6 +64,38 @@ def last_sent(cdp: Browser, path: str) -> dict[str, Any]:
     return body
 
 
+@contextlib.contextmanager
+def english_page(chromium: str, server: LiveServer) -> Iterator[tuple[Browser, Page]]:
+    """Chromium on the adjudication page, in English."""
+    with browser(chromium) as cdp:
+        page = Page(cdp, server.url)
+        page.open(accept_language="en")
+        yield cdp, page
+
+
+def preset(page: Page) -> str:
+    """The picker's preset: a preset's id, or ``custom``."""
+    return str(page.eval("document.getElementById('rules-preset').value"))
+
+
+def texts(page: Page, selector: str, field: str = "textContent") -> list[Any]:
+    """``field`` of every element ``selector`` matches, in document order."""
+    found = page.eval(f"[...document.querySelectorAll({js(selector)})].map(e => e[{js(field)}])")
+    return list(found)
+
+
+def submit(page: Page, form: str) -> None:
+    """Send the ``form`` form as it is and wait for its verdict's ruleset note."""
+    page.click(f"#{form}-form button[type=submit]")
+    page.wait(f"document.querySelector('#{form}-result .ruleset-note')")
+
+
+def sheet(page: Page) -> str:
+    """The sheet's text, its view opened."""
+    page.view("sheet")
+    return page.text("#sheet")
+
+
 def open_picker(page: Page) -> None:
     page.eval("document.getElementById('rules-box').open = true")
 
@@ -93,10 +127,8 @@ def test_rules_13_5_literal_scores_ks_qs_js_jc_trump_spades_20_where_classic_giv
     literal = api(open_server, "/v1/hands/score",
                   {"cards": HAND, "trump": "S", "ruleset": "literal/1"})  # fmt: skip
     assert literal["score"] == 20 and literal["ruleset"] == "literal/1"
-    with browser(chromium) as cdp:
-        page = Page(cdp, open_server.url)
-        page.open(accept_language="en")
-        assert page.eval("document.getElementById('rules-preset').value") == "classic/1"
+    with english_page(chromium, open_server) as (cdp, page):
+        assert preset(page) == "classic/1"
         assert switches(page) == CLASSIC
         assert "16" in score(page, "classic/1")
 
@@ -123,13 +155,11 @@ def test_rules_13_5_literal_scores_ks_qs_js_jc_trump_spades_20_where_classic_giv
 def test_rules_13_6_a_changed_switch_sends_only_the_difference_from_its_preset(
     chromium: str, open_server: LiveServer
 ) -> None:
-    with browser(chromium) as cdp:
-        page = Page(cdp, open_server.url)
-        page.open(accept_language="en")
+    with english_page(chromium, open_server) as (cdp, page):
         open_picker(page)
 
         page.select("rules-tie", "carry")
-        assert page.eval("document.getElementById('rules-preset').value") == "custom"
+        assert preset(page) == "custom"
         assert page.text("#rules-summary-id") == "classic/1:tie=carry"
         score(page, "classic/1:tie=carry")
         assert last_sent(cdp, "/v1/hands/score")["ruleset"] == {"base": "classic/1", "tie": "carry"}
@@ -146,7 +176,7 @@ def test_rules_13_6_a_changed_switch_sends_only_the_difference_from_its_preset(
 
         # Back at the preset's values: the preset again, sent by its name.
         page.select("rules-three_aces", "0")
-        assert page.eval("document.getElementById('rules-preset').value") == "literal/1"
+        assert preset(page) == "literal/1"
         score(page, "literal/1")
         assert last_sent(cdp, "/v1/hands/score")["ruleset"] == "literal/1"
 
@@ -157,7 +187,7 @@ def test_rules_13_6_a_changed_switch_sends_only_the_difference_from_its_preset(
             cdp.send("Input.dispatchKeyEvent", {"type": kind, **up})
         page.wait("document.getElementById('rules-coronka').value === 'consecutive'")
         assert page.eval("document.activeElement.id") == "rules-coronka"
-        assert page.eval("document.getElementById('rules-preset').value") == "custom"
+        assert preset(page) == "custom"
 
         # The choice is the tab's, as its language is: kept over a reload.
         cdp.events[:] = [e for e in cdp.events if e["method"] != "Page.loadEventFired"]
@@ -172,9 +202,7 @@ def test_rules_13_6_a_changed_switch_sends_only_the_difference_from_its_preset(
 def test_the_default_sends_no_ruleset(chromium: str, open_server: LiveServer) -> None:
     """classic/1 unchanged: every view's requests are what they were before rulesets, with no
     ``ruleset`` member; the verdicts still name classic/1 and its digest."""
-    with browser(chromium) as cdp:
-        page = Page(cdp, open_server.url)
-        page.open(accept_language="en")
+    with english_page(chromium, open_server) as (cdp, page):
         page.select("rules-preset", "literal/1")
         page.select("rules-preset", "classic/1")  # there and back: the default again
 
@@ -183,16 +211,12 @@ def test_the_default_sends_no_ruleset(chromium: str, open_server: LiveServer) ->
         assert CLASSIC_SHA[:12] in page.text("#hand-result .ruleset-note")
 
         page.view("showdown")
-        page.click("#showdown-form button[type=submit]")
-        page.wait("document.querySelector('#showdown-result .ruleset-note')")
+        submit(page, "showdown")
         page.view("betting")
-        page.click("#betting-form button[type=submit]")
-        page.wait("document.querySelector('#betting-result .ruleset-note')")
+        submit(page, "betting")
         page.view("settle")
-        page.click("#settle-form button[type=submit]")
-        page.wait("document.querySelector('#settle-result .ruleset-note')")
-        page.click("#odds-form button[type=submit]")
-        page.wait("document.querySelector('#odds-result .ruleset-note')")
+        submit(page, "settle")
+        submit(page, "odds")  # on the settle view too
         paths = ("/v1/showdown", "/v1/betting/validate", "/v1/rounds/settle", "/v1/hands/odds")
         for path in paths:
             bodies = [json.loads(body) for body in sent(cdp, path)]
@@ -204,9 +228,7 @@ def test_the_default_sends_no_ruleset(chromium: str, open_server: LiveServer) ->
 def test_rules_13_4_a_tied_settlement_under_tie_carry_carries_the_pot(
     chromium: str, open_server: LiveServer
 ) -> None:
-    with browser(chromium) as cdp:
-        page = Page(cdp, open_server.url)
-        page.open(accept_language="en")
+    with english_page(chromium, open_server) as (cdp, page):
         page.select("rules-tie", "carry")
         page.view("settle")
         page.cards("st0", ["KS", "QS", "JS", "JC"])
@@ -221,8 +243,7 @@ def test_rules_13_4_a_tied_settlement_under_tie_carry_carries_the_pot(
         assert "nobody is paid" in verdict and "25" in verdict
         assert "carried to the next round" in verdict
         assert "odd chip" not in page.text("#settle-result")
-        payouts = page.eval("[...document.querySelectorAll('#settle-result table.payouts tbody tr"
-                            " td:nth-child(2)')].map(c => c.textContent)")  # fmt: skip
+        payouts = texts(page, "#settle-result table.payouts tbody tr td:nth-child(2)")
         assert payouts == ["0", "0", "0"]
         assert "classic/1:tie=carry" in page.text("#settle-result .ruleset-note")
         assert "§13.4" in page.text("#settle-result .sections")
@@ -236,31 +257,25 @@ def test_rules_13_4_a_tied_settlement_under_tie_carry_carries_the_pot(
 def test_the_sheet_shows_the_ruleset_id_and_its_whole_digest(
     chromium: str, open_server: LiveServer
 ) -> None:
-    with browser(chromium) as cdp:
-        page = Page(cdp, open_server.url)
-        page.open(accept_language="en")
-
+    with english_page(chromium, open_server) as (cdp, page):
         # The odds work under every ruleset: they send it, and the verdict names it.
         page.select("rules-preset", "literal/1")
         page.view("settle")
         page.cards("odds", ["KH", "QH", "9S", "10D"])
-        page.click("#odds-form button[type=submit]")
-        page.wait("document.querySelector('#odds-result .ruleset-note')")
+        submit(page, "odds")
         body = last_sent(cdp, "/v1/hands/odds")
         assert body["ruleset"] == "literal/1"
         odds = api(open_server, "/v1/hands/odds", body)
         assert "literal/1" in page.text("#odds-result .ruleset-note")
-        page.view("sheet")
-        sheet = page.text("#sheet")
-        assert "literal/1" in sheet and odds["ruleset_sha256"] in sheet
-        assert "§13.5" in sheet  # the preset's rule among the sections applied
+        shown = sheet(page)
+        assert "literal/1" in shown and odds["ruleset_sha256"] in shown
+        assert "§13.5" in shown  # the preset's rule among the sections applied
 
         # The default's verdict: no digest in its answer, the sheet gives classic/1's anyway.
         page.select("rules-preset", "classic/1")
         score(page, "classic/1")
-        page.view("sheet")
-        sheet = page.text("#sheet")
-        assert "classic/1" in sheet and CLASSIC_SHA in sheet and "§13" not in sheet
+        shown = sheet(page)
+        assert "classic/1" in shown and CLASSIC_SHA in shown and "§13" not in shown
 
 
 @pytest.mark.parametrize("lang", ["ru", "uk", "en"])
@@ -281,15 +296,13 @@ def test_the_picker_in_every_language_reads_whole(
         assert labels == [["rules-preset", catalog["rules.preset"]]] + [
             [f"rules-{name}", catalog[f"rules.{name}"]] for name in CLASSIC
         ]
-        options = page.eval("[...document.querySelectorAll('#rules-switches option')]"
-                            ".map(o => o.textContent)")  # fmt: skip
+        options = texts(page, "#rules-switches option")
         assert options == [catalog[f"rules.{name}.{value}"] for name, values in (
             ("three_aces", ("6", "0")), ("coronka", ("consecutive", "from_king")),
             ("trump_doubles", ("pure_trump", "any_trump_card")),
             ("tie", ("split", "carry")))
             for value in values]  # fmt: skip
-        presets = page.eval("[...document.getElementById('rules-preset').options]"
-                            ".map(o => o.textContent)")  # fmt: skip
+        presets = texts(page, "#rules-preset option")
         assert presets == [catalog["rules.preset.classic"], catalog["rules.preset.literal"],
                            catalog["rules.preset.custom"]]  # fmt: skip
         assert page.text("#rules-tie-about").startswith(catalog["rules.tie.split.about"])
@@ -369,8 +382,7 @@ def test_the_page_works_when_the_service_lists_no_rulesets(
         cdp.send("Fetch.disable")
         page = Page(cdp, open_server.url)
         page.wait("document.body.dataset.ready === 'true'")
-        presets = page.eval("[...document.getElementById('rules-preset').options]"
-                            ".map(o => o.value)")  # fmt: skip
+        presets = texts(page, "#rules-preset option", "value")
         assert presets == ["classic/1", "literal/1", "custom"]
         page.select("rules-preset", "literal/1")
         assert "20" in score(page, "literal/1")

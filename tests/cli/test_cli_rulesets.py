@@ -7,7 +7,7 @@ presets and switches; ``verify --ruleset`` compares canonical ids."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,30 @@ def _json(result: Run) -> dict[str, Any]:
     return found
 
 
+def _answer(
+    capsys: pytest.CaptureFixture[str], argv: Sequence[str], spec: str, expected: object
+) -> dict[str, Any]:
+    """``--json ARGV --ruleset SPEC`` succeeds and prints exactly ``expected``; what it printed."""
+    result = run(capsys, "--json", *argv, "--ruleset", spec)
+    assert result.code == ExitCode.OK
+    assert result.out == _bytes(expected)
+    return _json(result)
+
+
+def _head(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """The first line the command prints for people."""
+    return run(capsys, *argv).out.splitlines()[0]
+
+
+def _refused(result: Run, code: str, pointer: str) -> dict[str, Any]:
+    """The command refused its input for exactly one reason, ``code`` at ``pointer``; the
+    problem it printed."""
+    assert result.code == ExitCode.INPUT_ERROR
+    problem = _json(result)
+    assert [(e["code"], e["pointer"]) for e in problem["errors"]] == [(code, pointer)]
+    return problem
+
+
 # --- each command with each way of naming a ruleset ---------------------------------------------
 
 
@@ -72,11 +96,9 @@ def _json(result: Run) -> dict[str, Any]:
 def test_score_json_is_the_answer_for_a_named_ruleset(
     capsys: pytest.CaptureFixture[str], spec: str, core: Any
 ) -> None:
-    result = run(capsys, "--json", "score", "AS,AC,AH,KD", "--ruleset", spec)
-    assert result.code == ExitCode.OK
     hand = score_hand(["AS", "AC", "AH", "KD"], None, core)
-    assert result.out == _bytes(render.stamped(render.scored_hand(hand), hand.ruleset, True))
-    answer = _json(result)
+    expected = render.stamped(render.scored_hand(hand), hand.ruleset, True)
+    answer = _answer(capsys, ("score", "AS,AC,AH,KD"), spec, expected)
     assert answer["ruleset"] == resolve_ruleset(core).id
     assert answer["ruleset_sha256"] == resolve_ruleset(core).digest
     assert answer["score"] == 1  # three_aces is 0 in all three
@@ -87,39 +109,32 @@ def test_compare_json_is_the_answer_for_a_named_ruleset(
     capsys: pytest.CaptureFixture[str], spec: str, core: Any
 ) -> None:
     argv = ("compare", "QS,JC,9D,9H", "KS,QS,9C,10D", "--trump", "S", "--players", "bob", "dan")
-    result = run(capsys, "--json", *argv, "--ruleset", spec)
-    assert result.code == ExitCode.OK
     shown = compare_hands(["QS", "JC", "9D", "9H"], ["KS", "QS", "9C", "10D"], "S", core)
     expected = render.stamped(render.showdown(shown, ("bob", "dan")), shown.ruleset, True)
-    assert result.out == _bytes(expected)
-    table = run(capsys, *argv, "--ruleset", spec)
-    assert table.out.splitlines()[0].endswith(f"(rules {resolve_ruleset(core).id})")
+    _answer(capsys, argv, spec, expected)
+    assert _head(capsys, *argv, "--ruleset", spec).endswith(f"(rules {resolve_ruleset(core).id})")
 
 
 @pytest.mark.parametrize(("spec", "core"), SPECS)
 def test_validate_json_is_the_answer_for_a_named_ruleset(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str, core: Any
 ) -> None:
-    result = run(capsys, "--json", "validate", _file(tmp_path, ROUND), "--ruleset", spec)
-    assert result.code == ExitCode.OK
+    argv = ("validate", _file(tmp_path, ROUND))
     judged = validate_betting(
         ROUND["players"], ROUND["dealer"], ROUND["ante"], ROUND["actions"], ruleset=core
     )
-    assert result.out == _bytes(render.stamped(render.betting(judged), judged.ruleset, True))
-    table = run(capsys, "validate", _file(tmp_path, ROUND), "--ruleset", spec)
-    assert table.out.splitlines()[0] == (f"the betting is valid (rules {resolve_ruleset(core).id})")
+    _answer(capsys, argv, spec, render.stamped(render.betting(judged), judged.ruleset, True))
+    head = _head(capsys, *argv, "--ruleset", spec)
+    assert head == f"the betting is valid (rules {resolve_ruleset(core).id})"
 
 
 @pytest.mark.parametrize(("spec", "core"), SPECS)
 def test_settle_json_is_the_answer_for_a_named_ruleset(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, spec: str, core: Any
 ) -> None:
-    result = run(capsys, "--json", "settle", _file(tmp_path, TIE), "--ruleset", spec)
-    assert result.code == ExitCode.OK
     settled = _settled(core)
     expected = render.stamped(render.settlement(settled, True), settled.ruleset, True)
-    assert result.out == _bytes(expected)
-    assert "carried" in _json(result)
+    assert "carried" in _answer(capsys, ("settle", _file(tmp_path, TIE)), spec, expected)
 
 
 def _settled(ruleset: Any) -> Any:
@@ -139,11 +154,9 @@ def test_odds_json_is_the_answer_for_a_named_ruleset(
     capsys: pytest.CaptureFixture[str], spec: str, core: Any
 ) -> None:
     argv = ("odds", "9S", "10S", "JS", "KD", "--seen", "AS", "--samples", "300", "--seed", "7")
-    result = run(capsys, "--json", *argv, "--ruleset", spec)
-    assert result.code == ExitCode.OK
     found = hand_odds(["9S", "10S", "JS", "KD"], None, ["AS"], 1, samples=300, seed=7, ruleset=core)
-    assert result.out == _bytes(render.odds(found, True))
-    assert _json(result)["ruleset_sha256"] == resolve_ruleset(core).digest
+    answer = _answer(capsys, argv, spec, render.odds(found, True))
+    assert answer["ruleset_sha256"] == resolve_ruleset(core).digest
 
 
 @pytest.fixture(scope="module")
@@ -202,10 +215,10 @@ def test_rulesets_json_is_the_http_answer(
 def test_rules_13_1_three_aces_score_nothing_under_literal(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    classic = run(capsys, "score", "AS,AC,AH,KD")
-    literal = run(capsys, "score", "AS,AC,AH,KD", "--ruleset", "literal/1")
-    assert classic.out.splitlines()[0] == "A♠ A♣ A♥ K♦; no trump; 7 points (rules classic/1)"
-    assert literal.out.splitlines()[0] == "A♠ A♣ A♥ K♦; no trump; 1 point (rules literal/1)"
+    classic = _head(capsys, "score", "AS,AC,AH,KD")
+    literal = _head(capsys, "score", "AS,AC,AH,KD", "--ruleset", "literal/1")
+    assert classic == "A♠ A♣ A♥ K♦; no trump; 7 points (rules classic/1)"
+    assert literal == "A♠ A♣ A♥ K♦; no trump; 1 point (rules literal/1)"
 
 
 def test_rules_13_2_from_king_refuses_a_coronka_without_the_king(
@@ -237,8 +250,7 @@ def test_rules_13_4_settle_under_tie_carry_pays_nobody(
     assert answer["carried"] == answer["pot"] == 120
     assert answer["winners"] == []
     assert {p["payout"] for p in answer["players"]} == {0}
-    table = run(capsys, "settle", path, "--ruleset", "classic/1:tie=carry")
-    assert table.out.splitlines()[0] == (
+    assert _head(capsys, "settle", path, "--ruleset", "classic/1:tie=carry") == (
         "settled: a tie; nobody was paid, the pot of 120 is carried to the next round "
         "(rules classic/1:tie=carry)"
     )
@@ -303,7 +315,7 @@ def test_without_ruleset_answers_are_those_of_classic_1_unnamed(
 
 
 def test_without_ruleset_tables_name_classic_1(capsys: pytest.CaptureFixture[str]) -> None:
-    head = run(capsys, "score", "KS", "QS", "JS", "JC", "--trump", "S").out.splitlines()[0]
+    head = _head(capsys, "score", "KS", "QS", "JS", "JC", "--trump", "S")
     assert head == "K♠ Q♠ J♠ J♣; trump: spades ♠; 16 points (rules classic/1)"
 
 
@@ -337,10 +349,7 @@ def test_a_bad_spec_is_refused_with_its_code_and_pointer(
     pointer: str,
 ) -> None:
     result = run(capsys, "--json", *_argv(command, tmp_path), "--ruleset", spec)
-    assert result.code == ExitCode.INPUT_ERROR
-    problem = _json(result)
-    assert problem["status"] == 422
-    assert [(e["code"], e["pointer"]) for e in problem["errors"]] == [(code, pointer)]
+    assert _refused(result, code, pointer)["status"] == 422
 
 
 @pytest.mark.parametrize("language", ["en", "ru", "uk"])
@@ -460,14 +469,19 @@ def stored(tmp_path: Path, signing_key: SigningKey) -> tuple[str, str]:
     return str(path), str(jwks)
 
 
+def _verify(capsys: pytest.CaptureFixture[str], stored: tuple[str, str], spec: str) -> Run:
+    """``--json verify`` of the stored record with its JWKS and ``--ruleset SPEC``."""
+    record, jwks = stored
+    return run(capsys, "--json", "verify", record, "--jwks", jwks, "--ruleset", spec)
+
+
 @pytest.mark.parametrize(
     "spec", ["classic/1:tie=carry", '{"tie": "carry"}', '{"base": "classic/1", "tie": "carry"}']
 )
 def test_verify_ruleset_compares_canonical_ids(
     capsys: pytest.CaptureFixture[str], stored: tuple[str, str], spec: str
 ) -> None:
-    record, jwks = stored
-    result = run(capsys, "--json", "verify", record, "--jwks", jwks, "--ruleset", spec)
+    result = _verify(capsys, stored, spec)
     assert result.code == ExitCode.OK, result.out
     assert _json(result)["claims"]["ruleset"] == "classic/1:tie=carry"
 
@@ -478,8 +492,7 @@ def test_verify_ruleset_compares_canonical_ids(
 def test_verify_ruleset_refuses_another_ruleset(
     capsys: pytest.CaptureFixture[str], stored: tuple[str, str], spec: str
 ) -> None:
-    record, jwks = stored
-    result = run(capsys, "--json", "verify", record, "--jwks", jwks, "--ruleset", spec)
+    result = _verify(capsys, stored, spec)
     assert result.code == ExitCode.REFUSED
     assert _json(result)["reason"] == "RULESET_MISMATCH"
 
@@ -488,10 +501,7 @@ def test_verify_ruleset_refuses_another_ruleset(
 def test_verify_refuses_a_bad_ruleset_spec(
     capsys: pytest.CaptureFixture[str], stored: tuple[str, str], spec: str, code: str, pointer: str
 ) -> None:
-    record, jwks = stored
-    result = run(capsys, "--json", "verify", record, "--jwks", jwks, "--ruleset", spec)
-    assert result.code == ExitCode.INPUT_ERROR
-    assert [(e["code"], e["pointer"]) for e in _json(result)["errors"]] == [(code, pointer)]
+    _refused(_verify(capsys, stored, spec), code, pointer)
 
 
 # --- help -----------------------------------------------------------------------------------------

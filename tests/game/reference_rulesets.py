@@ -1,9 +1,11 @@
-"""An independent reference for a hand's score under every scoring switch (docs/rules.md §13).
+"""The independent reference for a hand's score (docs/rules.md §3 to §6) under every scoring
+switch (§13.1 to §13.3): ``test_scoring.py`` checks ``classic/1`` against it (the default
+``Switches()``), ``test_rulesets.py`` every other reading.
 
-Written from the rules text alone (§3 to §6 and §13.1 to §13.3), in the same way as the
-reference in ``tests/game/test_scoring.py`` but taking the three scoring switches. It reads a card
-only by its code (rank and suit letters) and never calls the service's scoring code, so a
-disagreement with the served tables points at a rule read two ways, not at one shared mistake.
+Written from the rules text alone. It reads a card only by its code (rank and suit letters),
+names the combinations as §4 does (``three_of_a_kind``, …, the wire's names) and never calls the
+service's scoring code, so a disagreement with the served tables points at a rule read two ways,
+not at one shared mistake.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ def is_coronka(cards: Sequence[Card], rules: Switches) -> bool:
     return positions == list(range(positions[0], positions[0] + len(cards)))
 
 
-def kind_of(cards: Sequence[Card], rules: Switches) -> str | None:
+def kind_of(cards: Sequence[Card], rules: Switches = Switches()) -> str | None:
     """Which section 4 combination ``cards`` form by themselves (four of a kind and the double
     bezique aside), under §13.2's reading of a coronka; None when they form none."""
     ranks = [rank_of(c) for c in cards]
@@ -90,23 +92,25 @@ def kind_of(cards: Sequence[Card], rules: Switches) -> str | None:
     if is_bezique(cards):
         return "bezique"
     if len(cards) == 3 and len(set(ranks)) == 1:
-        return "three"
+        return "three_of_a_kind"
     if is_coronka(cards, rules):
         return "coronka"
     return None
 
 
-def combination_points(kind: str, cards: Sequence[Card], trump: str | None, rules: Switches) -> int:
+def combination_points(
+    kind: str, cards: Sequence[Card], trump: str | None, rules: Switches = Switches()
+) -> int:
     """Section 4's points of a declared combination, doubled by §13.3's reading (§13.1 for three
-    aces); ``double`` is two beziques declared together (rule 5.3), doubled as one."""
-    if kind == "three":
+    aces); ``double_bezique`` is two beziques declared together (rule 5.3), doubled as one."""
+    if kind == "three_of_a_kind":
         base = rules.three_aces if rank_of(cards[0]) == "A" else 6
-    elif kind == "four":
+    elif kind == "four_of_a_kind":
         base = {"A": 0, "K": 8}.get(rank_of(cards[0]), 9)
     elif kind == "coronka":
         base = {3: 6, 4: 9}[len(cards)]
     else:
-        base = {"marriage": 4, "bezique": 4, "double": 9}[kind]
+        base = {"marriage": 4, "bezique": 4, "double_bezique": 9}[kind]
     return base * factor(cards, trump, rules)
 
 
@@ -135,7 +139,7 @@ def declarations(hand: Sequence[Card], rules: Switches) -> Iterator[Declared]:
     the hand into blocks, each declared or loose, two beziques made one double bezique (5.3);
     and the one sharing rule 5.2 allows, a coronka of three with a bezique on one of its cards."""
     if len({rank_of(c) for c in hand}) == 1:
-        yield [("four", list(hand))], []
+        yield [("four_of_a_kind", list(hand))], []
         return
     for partition in _set_partitions(list(range(len(hand)))):
         blocks = [[hand[i] for i in block] for block in partition]
@@ -145,7 +149,7 @@ def declarations(hand: Sequence[Card], rules: Switches) -> Iterator[Declared]:
             loose = [c for k, b in zip(kinds, blocks, strict=True) if k is None for c in b]
             beziques = [b for k, b in groups if k == "bezique"]
             if len(beziques) == 2:
-                groups = [("double", [*beziques[0], *beziques[1]])]
+                groups = [("double_bezique", [*beziques[0], *beziques[1]])]
             yield groups, loose
     for three in itertools.combinations(range(len(hand)), 3):
         (fourth,) = set(range(len(hand))) - set(three)

@@ -30,6 +30,7 @@ from quart_bezique.game import scoring
 from quart_bezique.game.betting import validate_betting
 from quart_bezique.game.cards import CARDS, Card, Rank, Suit, parse_card, parse_suit
 from quart_bezique.game.odds import FULL_SHOE_HANDS, hand_odds
+from quart_bezique.game.reading_cache import ReadingCache
 from quart_bezique.game.ruleset import (
     CLASSIC,
     LITERAL,
@@ -310,16 +311,6 @@ def _scores(switches: Switches) -> tuple[bytes, ...]:
     return tuple(bytes(map(table(t, rules).scores.__getitem__, ALL_KEYS)) for t in TRUMP_SETTINGS)
 
 
-_REFERENCE_KIND = {
-    CombinationType.THREE_OF_A_KIND: "three",
-    CombinationType.FOUR_OF_A_KIND: "four",
-    CombinationType.MARRIAGE: "marriage",
-    CombinationType.BEZIQUE: "bezique",
-    CombinationType.DOUBLE_BEZIQUE: "double",
-    CombinationType.CORONKA: "coronka",
-}
-
-
 @pytest.mark.parametrize("switches", ALL_SWITCHES, ids=_reading_id)
 def test_rules_13_7_built_tables_equal_the_declaration_search(switches: Switches) -> None:
     """Every hand under every trump: the served table's score and breakdown are the definition's,
@@ -334,7 +325,7 @@ def test_rules_13_7_built_tables_equal_the_declaration_search(switches: Switches
             assert found == search_declaration(hand, trump, rules), (hand, trump)
             assert served.scores[key] == found.score == score
             for combo in found.combinations:
-                kind = _REFERENCE_KIND[combo.type]
+                kind = combo.type.value  # the reference names the kinds as §4 and the wire do
                 assert combo.points == combination_points(kind, combo.cards, code, switches)
             for lc in found.loose:
                 assert lc.points == loose_points([lc.card], code)
@@ -421,8 +412,8 @@ def test_rules_13_7_a_process_keeps_the_most_recent_readings(
         builds.append(rules)
         return dict.fromkeys(TRUMP_SETTINGS, object())
 
-    monkeypatch.setattr(scoring, "_BUILT", {})
-    monkeypatch.setattr(scoring, "build_tables", build)
+    shipped: dict[Suit | None, object] = {trump: table(trump) for trump in TRUMP_SETTINGS}
+    monkeypatch.setattr(scoring, "_TABLES", ReadingCache(CLASSIC.scoring, lambda: shipped, build))
     readings = [_rules_of(s) for s in ALL_SWITCHES[1:4]]
     first = [table(None, rules) for rules in readings]
     assert builds == readings
@@ -431,7 +422,7 @@ def test_rules_13_7_a_process_keeps_the_most_recent_readings(
     assert builds == readings
     again = table(None, readings[0])
     assert again is not first[0] and builds == [*readings, readings[0]]
-    assert table(None) is table(None, CLASSIC.scoring)  # classic/1's own, never dropped
+    assert table(None) is table(None, CLASSIC.scoring) is shipped[None]  # never dropped
 
 
 # --- §13.4: a tie carried over -----------------------------------------------------------------

@@ -2,15 +2,16 @@
 
 The worked examples are checked one by one; then the whole hand space (17,550 hands x 5 trump
 settings) is checked three ways: the served table against the definition (the declaration search),
-the definition against an independent reference written here from the rules text, and every
-reported breakdown against the declaration rules.
+the definition against the independent reference written from the rules text
+(``reference_rulesets.py``, under ``classic/1``'s switches), and every reported breakdown against
+the declaration rules.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Sequence
 
 import pytest
 from hypothesis import given
@@ -26,6 +27,15 @@ from quart_bezique.game.scoring import (
     score_hand,
     search_declaration,
     table,
+)
+
+from tests.game.reference_rulesets import (
+    combination_points,
+    is_bezique,
+    kind_of,
+    loose_points,
+    rank_of,
+    reference_scores,
 )
 
 # --- section 7: the worked examples, verbatim -------------------------------------------------
@@ -175,126 +185,38 @@ def test_a_hand_must_be_a_list(bad: object) -> None:
         score_hand(bad)  # type: ignore[arg-type]
 
 
-# --- an independent reference, written from the rules text alone ------------------------------
-
-BLACK = {"S", "C"}
-RANK_ORDER = ["9", "10", "J", "Q", "K", "A"]
-LOOSE = {"K": 1, "Q": 1, "J": 1, "10": 1, "A": 0, "9": 0}
-
-
-def _rank(c: Card) -> str:
-    return c.code[:-1]
-
-
-def _suit(c: Card) -> str:
-    return c.code[-1]
-
-
-def _combo_points(cards: Sequence[Card], trump: str | None) -> int | None:
-    """Points of ``cards`` as one combination (section 4, doubled per section 6), or None."""
-    ranks = [_rank(c) for c in cards]
-    suits = [_suit(c) for c in cards]
-    doubled = 2 if trump is not None and set(suits) == {trump} else 1
-    if len(cards) < 2:
-        return None
-    if len(cards) == 2:
-        if sorted(ranks) == ["K", "Q"] and suits[0] == suits[1]:
-            return 4 * doubled
-        same_colour = (suits[0] in BLACK) == (suits[1] in BLACK)
-        if sorted(ranks) == ["J", "Q"] and suits[0] != suits[1] and same_colour:
-            return 4  # a bezique always mixes suits
-        return None
-    if len(cards) == 3 and len(set(ranks)) == 1:
-        return 6 * doubled
-    if len(set(suits)) == 1:
-        positions = sorted(RANK_ORDER.index(r) for r in ranks)
-        if positions == list(range(positions[0], positions[0] + len(cards))):
-            return {3: 6, 4: 9}[len(cards)] * doubled
-    return None
-
-
-def _is_bezique(cards: Sequence[Card]) -> bool:
-    return sorted(_rank(c) for c in cards) == ["J", "Q"] and _combo_points(cards, None) == 4
-
-
-def _loose(cards: Sequence[Card], trump: str | None) -> int:
-    return sum(LOOSE[_rank(c)] * (2 if _suit(c) == trump else 1) for c in cards)
-
-
-def _set_partitions(items: list[int]) -> Iterator[list[list[int]]]:
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for partition in _set_partitions(rest):
-        yield [[first], *partition]
-        for i in range(len(partition)):
-            yield [*partition[:i], [first, *partition[i]], *partition[i + 1 :]]
-
-
-def reference_score(hand: Sequence[Card], trump: str | None) -> int:
-    """Score by trying every partition of the hand into blocks, each declared or left loose,
-    plus the one sharing the rules allow (a coronka of three and a bezique on one of its cards)."""
-    ranks = {_rank(c) for c in hand}
-    if len(ranks) == 1:
-        rank = ranks.pop()
-        doubled = 2 if trump is not None and {_suit(c) for c in hand} == {trump} else 1
-        return {"A": 0, "K": 8}.get(rank, 9) * doubled
-    best = 0
-    for partition in _set_partitions(list(range(4))):
-        blocks = [[hand[i] for i in block] for block in partition]
-        options_per_block = []
-        for block in blocks:
-            options = [("loose", _loose(block, trump))]
-            points = _combo_points(block, trump)
-            if points is not None:
-                options.append(("bezique" if _is_bezique(block) else "combo", points))
-            options_per_block.append(options)
-        for choice in itertools.product(*options_per_block):
-            total = sum(points for _, points in choice)
-            if sum(1 for kind, _ in choice if kind == "bezique") == 2:
-                total += 1  # double bezique: 9, not 4 + 4
-            best = max(best, total)
-    for three in itertools.combinations(range(4), 3):
-        (fourth,) = set(range(4)) - set(three)
-        coronka = [hand[i] for i in three]
-        if len({_rank(c) for c in coronka}) == 3 and _combo_points(coronka, trump) is not None:
-            for i in three:
-                if _is_bezique([hand[i], hand[fourth]]):
-                    best = max(best, _combo_points(coronka, trump) + 4)  # type: ignore[operator]
-    return best
-
-
 # --- the breakdown rules ----------------------------------------------------------------------
 
 
 def assert_legal_breakdown(result: HandScore) -> None:
-    """The reported declaration is one the rules allow, and its points make the score."""
+    """The reported declaration is one the rules allow, and its points make the score (each
+    combination's kind and points, and each loose card's, as the reference reads the rules)."""
     trump = result.trump.value if result.trump else None
     for combo in result.combinations:
         if combo.type is CombinationType.DOUBLE_BEZIQUE:
-            q1, q2 = [c for c in combo.cards if _rank(c) == "Q"]
-            j1, j2 = [c for c in combo.cards if _rank(c) == "J"]
-            assert (_is_bezique([q1, j1]) and _is_bezique([q2, j2])) or (
-                _is_bezique([q1, j2]) and _is_bezique([q2, j1])
+            q1, q2 = [c for c in combo.cards if rank_of(c) == "Q"]
+            j1, j2 = [c for c in combo.cards if rank_of(c) == "J"]
+            assert (is_bezique([q1, j1]) and is_bezique([q2, j2])) or (
+                is_bezique([q1, j2]) and is_bezique([q2, j1])
             )
             assert combo.points == 9
         elif combo.type is CombinationType.FOUR_OF_A_KIND:
-            assert len({_rank(c) for c in combo.cards}) == 1 and len(combo.cards) == 4
+            assert len({rank_of(c) for c in combo.cards}) == 1 and len(combo.cards) == 4
         else:
-            assert combo.points == _combo_points(combo.cards, trump), combo
             kind = combo.type
+            assert kind_of(combo.cards) == kind.value, combo
+            assert combo.points == combination_points(kind.value, combo.cards, trump), combo
             if kind is CombinationType.BEZIQUE:
-                assert _is_bezique(combo.cards)
+                assert is_bezique(combo.cards)
             elif kind is CombinationType.MARRIAGE:
-                assert sorted(_rank(c) for c in combo.cards) == ["K", "Q"]
+                assert sorted(rank_of(c) for c in combo.cards) == ["K", "Q"]
             elif kind is CombinationType.THREE_OF_A_KIND:
-                assert len(combo.cards) == 3 and len({_rank(c) for c in combo.cards}) == 1
+                assert len(combo.cards) == 3 and len({rank_of(c) for c in combo.cards}) == 1
             else:
                 assert kind is CombinationType.CORONKA
-                assert len({_rank(c) for c in combo.cards}) == len(combo.cards)
+                assert len({rank_of(c) for c in combo.cards}) == len(combo.cards)
     for loose in result.loose:
-        assert loose.points == _loose([loose.card], trump)
+        assert loose.points == loose_points([loose.card], trump)
     used = Counter(c for combo in result.combinations for c in combo.cards)
     used.update(lc.card for lc in result.loose)
     held = Counter(result.cards)
@@ -327,12 +249,22 @@ def test_rules_5_table_equals_the_declaration_search_for_every_hand(trump: Suit 
         assert served.breakdowns[hand_key(hand)] == search_declaration(hand, trump), hand
 
 
+@functools.cache
+def _reference_scores() -> list[list[int]]:
+    """Every hand's reference score under each trump setting: worked out once for all five
+    (the reference lists a hand's declarations once for every trump)."""
+    return [
+        reference_scores(hand, [t.value if t else None for t in TRUMP_SETTINGS])
+        for hand in ALL_HANDS
+    ]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("trump", TRUMP_SETTINGS, ids=lambda t: t.value if t else "none")
 def test_rules_5_search_agrees_with_an_independent_reference(trump: Suit | None) -> None:
-    code = trump.value if trump else None
-    for hand in ALL_HANDS:
-        assert table(trump).scores[hand_key(hand)] == reference_score(hand, code), hand
+    setting = TRUMP_SETTINGS.index(trump)
+    for hand, expected in zip(ALL_HANDS, _reference_scores(), strict=True):
+        assert table(trump).scores[hand_key(hand)] == expected[setting], hand
 
 
 @pytest.mark.slow

@@ -16,7 +16,6 @@ import itertools
 import math
 import operator
 import random
-import threading
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,9 +24,9 @@ from typing import Final
 from .cards import CARDS, COPIES_IN_SHOE, HAND_SIZE, Card, Suit, parse_card, parse_suit
 from .errors import RulesError
 from .messages import N_
+from .reading_cache import ReadingCache
 from .ruleset import CLASSIC, Ruleset, ScoringRules, resolve_ruleset
 from .scoring import (
-    BUILT_TABLES_KEPT,
     CARD_WEIGHT,
     CLASSIC_SCORING,
     TRUMP_SETTINGS,
@@ -444,33 +443,16 @@ def load_models() -> dict[Suit | None, _Model]:
     return models
 
 
-_MODELS: dict[Suit | None, _Model] = {}
-_BUILT_MODELS: dict[ScoringRules, dict[Suit | None, _Model]] = {}
-"""Other scoring readings' models, least recently used first, as many as their score tables."""
-_BUILDING: Final = threading.Lock()
+_MODELS: Final[ReadingCache[dict[Suit | None, _Model]]] = ReadingCache(
+    CLASSIC_SCORING, load_models, _built_models
+)
+"""Every trump setting's models per scoring reading, kept as their score tables are."""
 
 
 def _model(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> _Model:
     """One trump setting's model: ``classic/1``'s five are loaded together on first use and
     kept; another reading's are built from its score tables (docs/rules.md §13) on first use."""
-    if rules is not CLASSIC_SCORING:
-        built = _BUILT_MODELS.get(rules)
-        if built is not None and next(reversed(_BUILT_MODELS)) is rules:
-            return built[trump]
-    if rules is CLASSIC_SCORING or rules == CLASSIC_SCORING:
-        found = _MODELS.get(trump)
-        if found is None:
-            _MODELS.update(load_models())
-            found = _MODELS[trump]
-        return found
-    with _BUILDING:
-        built = _BUILT_MODELS.pop(rules, None)
-        if built is None:
-            built = _built_models(rules)
-            while len(_BUILT_MODELS) >= BUILT_TABLES_KEPT:
-                del _BUILT_MODELS[next(iter(_BUILT_MODELS))]
-        _BUILT_MODELS[rules] = built
-        return built[trump]
+    return _MODELS.get(rules)[trump]
 
 
 def ensure_odds_tables() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-import threading
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,8 @@ from .cards import (
 )
 from .errors import RulesError
 from .messages import N_
+from .reading_cache import BUILT_TABLES_KEPT as BUILT_TABLES_KEPT  # re-exported for its callers
+from .reading_cache import ReadingCache
 from .ruleset import CLASSIC, Ruleset, ScoringRules, resolve_ruleset
 from .tables import SCORES, TableError, load, pack, unpack
 
@@ -627,46 +628,18 @@ def _compact_tables(chunks: list[array[int]], rules: ScoringRules) -> dict[Suit 
     }
 
 
-_TABLES: dict[Suit | None, ScoreTable] = {}
-"""``classic/1``'s scoring: loaded from the shipped file, kept for the process's life."""
-
-BUILT_TABLES_KEPT: Final = 2
-"""How many other scoring readings' tables a process keeps at once: a table's build is paid by the
-request that first needs it, so the readings a table actually plays stay built, while a process
-asked for all seven in turn rebuilds at most one per request within a stated memory budget
-(docs/performance.md, "House rules", has the build time and memory of each)."""
-_BUILT: dict[ScoringRules, dict[Suit | None, ScoreTable]] = {}
-"""Other readings' tables, least recently used first."""
-_MOST_RECENT: list[ScoringRules | None] = [None]
-"""The last key of ``_BUILT``: a request under it needs no reordering (compared by identity, as
-every ``Ruleset`` shares one ``ScoringRules`` per reading)."""
-_BUILDING: Final = threading.Lock()
-"""One build at a time: two threads asking for the same new reading build it once."""
+_TABLES: Final[ReadingCache[dict[Suit | None, ScoreTable]]] = ReadingCache(
+    CLASSIC_SCORING, load_tables, build_tables
+)
+"""Every trump setting's tables per scoring reading: ``classic/1``'s loaded from the shipped
+file and kept for the process's life, another's built and kept as ``ReadingCache`` says."""
 
 
 def table(trump: Suit | None, rules: ScoringRules = CLASSIC_SCORING) -> ScoreTable:
     """The table for one trump setting under ``rules``: ``classic/1``'s five are loaded together
     on first use and kept; another reading's are built from the definition on first use and kept
     among the ``BUILT_TABLES_KEPT`` most recently used."""
-    if rules is not CLASSIC_SCORING:
-        built = _BUILT.get(rules)
-        if built is not None and _MOST_RECENT[0] is rules:  # no reordering: no lock
-            return built[trump]
-    if rules is CLASSIC_SCORING or rules == CLASSIC_SCORING:
-        found = _TABLES.get(trump)
-        if found is None:
-            _TABLES.update(load_tables())
-            found = _TABLES[trump]
-        return found
-    with _BUILDING:
-        built = _BUILT.pop(rules, None)
-        if built is None:
-            built = build_tables(rules)
-            while len(_BUILT) >= BUILT_TABLES_KEPT:
-                del _BUILT[next(iter(_BUILT))]
-        _BUILT[rules] = built  # most recently used last
-        _MOST_RECENT[0] = rules
-        return built[trump]
+    return _TABLES.get(rules)[trump]
 
 
 def ensure_tables() -> None:
@@ -675,7 +648,7 @@ def ensure_tables() -> None:
 
 
 def tables_ready() -> bool:
-    return len(_TABLES) == len(TRUMP_SETTINGS)
+    return _TABLES.classic_loaded
 
 
 # --------------------------------------------------------------------------------------------
@@ -777,22 +750,12 @@ def build_batch_table(rules: ScoringRules = CLASSIC_SCORING) -> BatchTable:
     return BatchTable(weight_by_spelling, row_by_key, tuple(map(tuple, number)))
 
 
-_BATCH_TABLES: dict[ScoringRules, BatchTable] = {}
+_BATCH_TABLES: Final[ReadingCache[BatchTable]] = ReadingCache(
+    CLASSIC_SCORING, functools.partial(build_batch_table, CLASSIC_SCORING), build_batch_table
+)
 
 
 def batch_table(rules: ScoringRules = CLASSIC_SCORING) -> BatchTable:
     """The compact table, built (with the score tables, if need be) on first use and kept:
     ``classic/1``'s for good, another reading's among the ``BUILT_TABLES_KEPT`` most recent."""
-    found = _BATCH_TABLES.get(rules)
-    if found is None:
-        found = build_batch_table(rules)  # outside the lock: it takes the tables' own
-    if rules == CLASSIC_SCORING:
-        _BATCH_TABLES[rules] = found
-        return found
-    with _BUILDING:
-        _BATCH_TABLES.pop(rules, None)
-        others = [r for r in _BATCH_TABLES if r != CLASSIC_SCORING]
-        while len(others) >= BUILT_TABLES_KEPT:
-            del _BATCH_TABLES[others.pop(0)]
-        _BATCH_TABLES[rules] = found  # most recently used last
-    return found
+    return _BATCH_TABLES.get(rules)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from quart_bezique.api.contract.checks import check_for
 from quart_bezique.api.contract.operation import BODY_ERRORS, Operation
@@ -15,6 +15,19 @@ from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.game.errors import RulesError
 from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import SETTLE_PATH
+
+TIED_ROUND: Final[dict[str, Any]] = {
+    "players": ["ann", "bob"],
+    "dealer": "bob",
+    "ante": 5,
+    "actions": [
+        {"player": "ann", "type": "stake", "amount": 5},
+        {"player": "bob", "type": "open", "amount": 5},
+    ],
+    "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
+}
+"""A showdown of two marriages, 4 points each, for a pot of 20: split under ``classic/1``,
+carried under ``{"tie": "carry"}`` (docs/rules.md §10, §13.4)."""
 
 SETTLE = Operation(
     operation_id="settleRound",
@@ -38,27 +51,8 @@ SETTLE = Operation(
             "trump": "H",
             "hands": {"bob": ["KH", "QH", "KD", "10D"], "dan": ["QS", "JC", "QH", "JD"]},
         },
-        "split_pot": {
-            "players": ["ann", "bob"],
-            "dealer": "bob",
-            "ante": 5,
-            "actions": [
-                {"player": "ann", "type": "stake", "amount": 5},
-                {"player": "bob", "type": "open", "amount": 5},
-            ],
-            "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
-        },
-        "tie_carried": {
-            "players": ["ann", "bob"],
-            "dealer": "bob",
-            "ante": 5,
-            "actions": [
-                {"player": "ann", "type": "stake", "amount": 5},
-                {"player": "bob", "type": "open", "amount": 5},
-            ],
-            "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
-            "ruleset": {"tie": "carry"},
-        },
+        "split_pot": TIED_ROUND,
+        "tie_carried": {**TIED_ROUND, "ruleset": {"tie": "carry"}},
         "uncontested": {
             "players": ["ann", "bob"],
             "dealer": "bob",

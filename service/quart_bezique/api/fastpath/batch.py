@@ -9,6 +9,7 @@ refuses goes to the schema, which explains it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal, TypeVar
@@ -23,9 +24,9 @@ from quart_bezique.api.contract.fields import RulesetField, StrictBoolean
 from quart_bezique.api.contract.schemas import HandSchema
 from quart_bezique.api.envelope.road import Judged, Typed
 from quart_bezique.game.cards import CARD_BY_SPELLING, SUIT_BY_SPELLING, Suit
+from quart_bezique.game.reading_cache import ReadingCache
 from quart_bezique.game.ruleset import CLASSIC, Ruleset, RulesetError, ScoringRules, resolve_ruleset
 from quart_bezique.game.scoring import (
-    BUILT_TABLES_KEPT,
     CLASSIC_SCORING,
     TRUMP_SETTINGS,
     WEIGHT_BY_SPELLING,
@@ -143,21 +144,16 @@ def _head(trump: Suit | None, score: int) -> bytes:
     return text[len(_CARDS_HEAD) : -len(_LOOSE_HEAD + b"]}")]
 
 
-_TABLES: dict[ScoringRules, BatchTables] = {}
+_TABLES: Final[ReadingCache[BatchTables]] = ReadingCache(
+    CLASSIC_SCORING, functools.partial(build, CLASSIC_SCORING), build
+)
 
 
 def tables(rules: ScoringRules = CLASSIC_SCORING) -> BatchTables:
     """``classic/1``'s built on first use (``create_app`` asks before gunicorn forks) and kept;
     another reading's on its first use, kept among the ``BUILT_TABLES_KEPT`` most recent (as the
     core keeps their score tables)."""
-    found = _TABLES.get(rules)
-    if found is None:
-        found = build(rules)
-        others = [r for r in _TABLES if r != CLASSIC_SCORING]
-        if rules != CLASSIC_SCORING and len(others) >= BUILT_TABLES_KEPT:
-            _TABLES.pop(others[0], None)
-        _TABLES[rules] = found
-    return found
+    return _TABLES.get(rules)
 
 
 def _tail(t: BatchTables, setting: int, key: int, cards: tuple[str, ...]) -> bytes:
