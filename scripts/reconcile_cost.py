@@ -12,7 +12,9 @@ worker and on ``--workers`` (default: every core). For each run it gives:
 - **peak RSS of the process tree**: the command and its workers together, their resident memory
   summed from ``/proc`` every ``--every`` seconds and the largest sum kept (Linux only). The
   engine holds a bounded number of lines, so the larger archive's peak should equal the smaller
-  one's: memory does not grow with the file.
+  one's: memory does not grow with the file;
+- **every planted fault reported, nothing else**: the report's differences and unreadable lines
+  against the faults the archive's writer planted (``FILE.faults.json``).
 
 Run it on an otherwise idle machine: the workers want every core. The table it prints is the
 one docs/reconcile.md keeps.
@@ -21,6 +23,7 @@ one docs/reconcile.md keeps.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
@@ -33,7 +36,14 @@ from typing import Final
 
 import orjson
 
-from scripts.round_archive import DEFAULT_SEED, write_archive
+from scripts.round_archive import (
+    DEFAULT_SEED,
+    faults_path,
+    planted_findings,
+    reported_findings,
+    write_archive,
+    write_faults,
+)
 
 ROOT: Final = Path(__file__).resolve().parents[1]
 PAGE_KIB: Final = os.sysconf("SC_PAGE_SIZE") // 1024
@@ -46,6 +56,8 @@ class Measured:
     rate: float
     wall: float
     peak_kib: int
+    faithful: bool | None = None
+    """Whether the report holds every planted fault and nothing else (None: not checked)."""
 
 
 def tree(root: int) -> list[int]:
@@ -101,14 +113,20 @@ def measure(archive: Path, records: int, workers: int, out: Path, every: float) 
 
 def table(rows: Sequence[Measured]) -> str:
     lines = [
-        "| records | workers | rounds/s | wall s | peak RSS of the tree (MiB) |",
-        "|---:|---:|---:|---:|---:|",
+        "| records | workers | rounds/s | wall s | peak RSS of the tree (MiB) "
+        "| every planted fault reported, nothing else |",
+        "|---:|---:|---:|---:|---:|---|",
     ]
     lines += [
-        f"| {r.records:,} | {r.workers} | {r.rate:,.0f} | {r.wall:.1f} | {r.peak_kib / 1024:.0f} |"
+        f"| {r.records:,} | {r.workers} | {r.rate:,.0f} | {r.wall:.1f} | {r.peak_kib / 1024:.0f} "
+        f"| {_said(r.faithful)} |"
         for r in rows
     ]
     return "\n".join(lines)
+
+
+def _said(faithful: bool | None) -> str:
+    return "not checked" if faithful is None else "yes" if faithful else "NO"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -134,13 +152,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = []
         for records in sorted({args.compare, args.records}):
             archive = folder / f"rounds-{records}.jsonl"
-            if not archive.exists():
+            if not archive.exists() or not faults_path(archive).exists():
                 print(f"writing {archive} ...", file=sys.stderr)
-                write_archive(archive, records, args.seed)
+                write_faults(
+                    archive, records, args.seed, write_archive(archive, records, args.seed)
+                )
+            planted = planted_findings(orjson.loads(faults_path(archive).read_bytes())["faults"])
             for workers in sorted({1, args.workers}):
                 print(f"{records:,} records on {workers} worker(s) ...", file=sys.stderr)
                 out = folder / f"report-{records}-{workers}"
-                rows.append(measure(archive, records, workers, out, args.every))
+                measured = measure(archive, records, workers, out, args.every)
+                faithful = reported_findings(out / "report.jsonl") == planted
+                rows.append(dataclasses.replace(measured, faithful=faithful))
     print(table(rows))
     return 0
 

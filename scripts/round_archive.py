@@ -157,6 +157,42 @@ def faults_path(out: Path) -> Path:
     return out.with_name(out.name + ".faults.json")
 
 
+Finding = tuple[Any, ...]
+"""A report line reduced to what a planted fault fixes: line, kind, then field or code and
+pointer."""
+
+
+def planted_findings(faults: Sequence[Fault]) -> list[Finding]:
+    """The report lines the planted ``faults`` must give, in line order."""
+    return [
+        (f["line"], "difference", f["field"])
+        if f["kind"] == "wrong_payout"
+        else (f["line"], "unreadable", f["code"], f["pointer"])
+        for f in faults
+    ]
+
+
+def reported_findings(report: Path) -> list[Finding]:
+    """The difference and unreadable lines of a ``report.jsonl``, in its order."""
+    out: list[Finding] = []
+    with report.open("rb") as lines:
+        for text in lines:
+            entry = orjson.loads(text)
+            if entry["type"] == "difference":
+                out.append((entry["line"], "difference", entry["field"]))
+            elif entry["type"] == "unreadable":
+                out.append((entry["line"], "unreadable", entry["code"], entry["pointer"]))
+    return out
+
+
+def write_faults(out: Path, records: int, seed: int, faults: list[Fault]) -> Path:
+    """``FILE.faults.json`` next to the archive: what it planted, where."""
+    document = {"archive": out.name, "records": records, "seed": seed, "faults": faults}
+    path = faults_path(out)
+    path.write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--records", type=int, required=True, metavar="N")
@@ -167,15 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.records < 0:
         parser.error("--records must be 0 or more")
     faults = write_archive(args.out, args.records, args.seed)
-    document = {
-        "archive": args.out.name,
-        "records": args.records,
-        "seed": args.seed,
-        "faults": faults,
-    }
-    (args.faults or faults_path(args.out)).write_bytes(
-        orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
-    )
+    written = write_faults(args.out, args.records, args.seed, faults)
+    if args.faults is not None:
+        written.replace(args.faults)
     print(f"{args.out}: {args.records} records, {len(faults)} faults planted", file=sys.stderr)
     return 0
 

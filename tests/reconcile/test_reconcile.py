@@ -25,7 +25,7 @@ from quart_bezique.reconcile.engine import numbered_lines
 from quart_bezique.reconcile.run import reconcile
 from quart_bezique.reconcile.words import RECORDS, Words
 
-from scripts.round_archive import write_archive
+from scripts.round_archive import Finding, planted_findings, reported_findings, write_archive
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 9
@@ -55,15 +55,8 @@ def entries(folder: Path) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in (folder / REPORT).read_bytes().splitlines()]
 
 
-def findings(folder: Path) -> list[tuple[Any, ...]]:
-    """The report's difference and unreadable lines, as comparable tuples, in report order."""
-    out: list[tuple[Any, ...]] = []
-    for entry in entries(folder):
-        if entry["type"] == "difference":
-            out.append((entry["line"], "difference", entry["field"]))
-        elif entry["type"] == "unreadable":
-            out.append((entry["line"], "unreadable", entry["code"], entry["pointer"]))
-    return out
+def findings(folder: Path) -> list[Finding]:
+    return reported_findings(folder / REPORT)
 
 
 def run(source: Path, folder: Path, **options: Any) -> Any:
@@ -82,13 +75,7 @@ def test_every_planted_fault_is_reported_and_nothing_else(
         "three_card_hand",
     }
     finished = run(path, tmp_path, workers=2, chunk_lines=32)
-    planted = [
-        (f["line"], "difference", f["field"])
-        if f["kind"] == "wrong_payout"
-        else (f["line"], "unreadable", f["code"], f["pointer"])
-        for f in faults
-    ]
-    assert findings(tmp_path) == planted
+    assert findings(tmp_path) == planted_findings(faults)
     wrong = sum(f["kind"] == "wrong_payout" for f in faults)
     summary = entries(tmp_path)[-1]
     assert summary["type"] == "summary"
