@@ -1,12 +1,13 @@
 """``POST /v1/rounds/reconcile`` on a real gunicorn server (the head-first worker, one worker,
 SEND_TIMEOUT and BODY_READ_TIMEOUT of 1 s): a chunked body, its answer streamed chunked, its
 audit line; a client that sends too slowly and one that stops reading are dropped by the server's
-own deadlines (docs/operations.md, "Slow clients")."""
+own deadlines (docs/operations.md, "Slow clients"), and clients that hang up are forgotten."""
 
 from __future__ import annotations
 
 import http.client
 import socket
+import struct
 import time
 from collections.abc import Iterator
 
@@ -25,6 +26,7 @@ from tests.reconcile_http.support import (
     records,
     sha256,
 )
+from tests.security.dropped import dropped
 
 HANG_GUARD = 10.0
 
@@ -101,25 +103,27 @@ def test_a_client_that_sends_too_slowly_is_cut_by_the_body_deadline(server: Live
 
 def test_a_client_that_stops_reading_is_dropped(server: LiveServer) -> None:
     """An answer of some 10 MB nobody reads: the server writes what the buffers take, then
-    drops the connection SEND_TIMEOUT (1 s) later; the client finds the answer cut, without its
-    summary, and the server serves others meanwhile."""
+    drops the connection SEND_TIMEOUT (1 s) later; what reaches the client is cut, without its
+    summary, and the server serves others meanwhile. The drop is seen from the kernel's table,
+    without reading (``tests.security.dropped``)."""
     body = jsonl([big_claim_record(100_000)] * 100)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.settimeout(HANG_GUARD)
         sock.connect((server.host, server.port))
         sock.sendall(head(len(body)) + body)
-        time.sleep(3.0)  # not reading: well over SEND_TIMEOUT once the answer is written
-        received, closed = b"", False
-        end = time.monotonic() + HANG_GUARD
-        while not closed and time.monotonic() < end:
+        assert dropped(server.port, sock.getsockname()[1])
+        received = b""
+        end = time.monotonic() + 2.0  # what was queued before the drop, as far as it comes
+        sock.settimeout(0.5)
+        while time.monotonic() < end:
             try:
                 piece = sock.recv(1 << 20)
-            except ConnectionResetError:
-                piece = b""
-            closed = not piece
+            except (TimeoutError, ConnectionResetError):
+                break
+            if not piece:
+                break
             received += piece
-    assert closed
     assert received.startswith(b"HTTP/1.1 200 OK\r\n")
     assert b'{"summary"' not in received
     assert len(received) < len(body)
@@ -129,3 +133,26 @@ def test_a_client_that_stops_reading_is_dropped(server: LiveServer) -> None:
     )
     assert status == 200, data
     assert answer_lines(data)[-1]["summary"]["records"] == 4, data
+
+
+def test_a_client_that_hangs_up_is_forgotten(server: LiveServer) -> None:
+    """A client that hangs up halfway through its body, and one that resets the connection after
+    the first bytes of its answer: nothing is left waiting for either, the server serves the
+    next request whole, and its log holds no traceback."""
+    body = jsonl(records() * 200)
+    with socket.create_connection((server.host, server.port), timeout=HANG_GUARD) as sock:
+        sock.sendall(head(len(body)) + body[: len(body) // 2])
+        halfway = sock.getsockname()[1]
+    with socket.create_connection((server.host, server.port), timeout=HANG_GUARD) as sock:
+        sock.sendall(head(len(body)) + body)
+        assert sock.recv(100).startswith(b"HTTP/1.1 200 OK\r\n")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST
+        reset = sock.getsockname()[1]
+    assert dropped(server.port, halfway, HANG_GUARD)
+    assert dropped(server.port, reset, HANG_GUARD)
+    status, _, data = server.request(
+        "POST", PATH, jsonl(records()), {"Content-Type": NDJSON, **AUTH}
+    )
+    assert status == 200, data
+    assert answer_lines(data)[-1]["summary"]["complete"] is True
+    assert b"Traceback" not in server.log.read_bytes()
