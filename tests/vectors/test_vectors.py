@@ -43,9 +43,11 @@ SMALL = Plan(
     per_setup_error=1,
     settlements=60,
     per_refusal=1,
+    records=40,
+    per_record_refusal=1,
 )
 """A corpus of the published form, small enough to write in a test several times."""
-SEEDED = ("showdowns.jsonl", "betting.jsonl", "settlements.jsonl")
+SEEDED = ("showdowns.jsonl", "betting.jsonl", "settlements.jsonl", "rounds.jsonl")
 
 
 @functools.cache
@@ -175,6 +177,36 @@ def test_the_settlements_hold_wins_ties_odd_chips_uncontested_rounds_and_refusal
     }
 
 
+def test_the_round_records_hold_claims_met_and_missed_traces_and_refusals() -> None:
+    found = Counter[str]()
+    for case in cases(default_lines("rounds.jsonl")):
+        if "refusal" in case:
+            found[case["refusal"]["error"]] += 1
+            continue
+        answer, request = case["answer"], case["request"]
+        found["settled" if answer["settlement"] is not None else "not settled"] += 1
+        found["illegal betting" if not answer["betting"]["valid"] else "legal betting"] += 1
+        claim = answer["claim"]
+        found["no claim" if claim is None else f"claim matches: {claim['matches']}"] += 1
+        found["traced"] += request.get("trace", False) is True
+        found["round id"] += answer["round_id"] == request["context"]["round_id"]
+    assert found.keys() >= {
+        "settled",
+        "not settled",
+        "illegal betting",
+        "no claim",
+        "claim matches: True",
+        "claim matches: False",
+        "UNKNOWN_FORMAT",
+        "WRONG_HAND_SIZE",
+        "HANDS_MISMATCH",
+        "SHOE_EXCEEDED",
+        "DEALER_NOT_SEATED",
+    }
+    assert found["traced"] > 0
+    assert found["round id"] == found["settled"] + found["not settled"]
+
+
 @pytest.fixture(scope="module")
 def client() -> Iterator[FlaskClient]:
     with create_app(Config()).test_client() as test_client:
@@ -200,9 +232,11 @@ def test_every_sampled_line_is_what_the_live_app_answers(
         if "answer" in case:
             assert (response.status_code, body) == (200, case["answer"]), case["request"]
         else:
-            where = (response.status_code, body["code"], body["errors"][0]["pointer"])
+            first = body["errors"][0]
+            where = (response.status_code, body["code"], first["pointer"])
             expected = (422, case["refusal"]["code"], case["refusal"]["pointer"])
             assert where == expected, case["request"]
+            assert case["refusal"].get("error", first["code"]) == first["code"]
 
 
 def test_the_command_writes_the_files_and_the_manifest(

@@ -9,8 +9,16 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from quart_bezique.game.errors import RulesError
+from quart_bezique.rounds import RecordError, adjudicate_record
+from quart_bezique.rounds import render as rounds_render
 from quart_bezique.wire import calls, render
-from quart_bezique.wire.canonical import BETTING_PATH, SCORE_PATH, SETTLE_PATH, SHOWDOWN_PATH
+from quart_bezique.wire.canonical import (
+    BETTING_PATH,
+    ROUND_PATH,
+    SCORE_PATH,
+    SETTLE_PATH,
+    SHOWDOWN_PATH,
+)
 
 from .digests import line
 
@@ -42,6 +50,13 @@ def settlement(body: Any) -> dict[str, Any]:
     return render.stamped(render.settlement(result, named), result.ruleset, named)
 
 
+def round_record(body: Any) -> dict[str, Any]:
+    """``POST /v1/rounds/adjudicate``: ``trace`` is the request's option, not the record's."""
+    record = dict(body)
+    trace = record.pop("trace", False) is True
+    return rounds_render.verdict(adjudicate_record(record, trace=trace))
+
+
 Endpoint = Callable[[Any], dict[str, Any]]
 
 PATHS: Final[dict[str, str]] = {
@@ -49,16 +64,24 @@ PATHS: Final[dict[str, str]] = {
     "showdowns.jsonl": SHOWDOWN_PATH,
     "betting.jsonl": BETTING_PATH,
     "settlements.jsonl": SETTLE_PATH,
+    "rounds.jsonl": ROUND_PATH,
 }
 """The endpoint every file's requests are for (docs/conformance.md)."""
 
 
 def case(body: dict[str, Any], endpoint: Endpoint) -> dict[str, Any]:
     """One vector: the request with its ``answer`` (HTTP 200) or its ``refusal`` (HTTP 422 from
-    the rules: the problem's ``code`` and its first error's ``pointer``). The answer is to the
-    request as its line reads back (keys sorted), the very body a client would post."""
+    the rules: the problem's ``code`` and its first error's ``pointer``; for a round record,
+    also ``error``, that error's own code, since the reader's refusals share one problem code).
+    The answer is to the request as its line reads back (keys sorted), the very body a client
+    would post."""
     body = json.loads(line(body))
     try:
         return {"request": body, "answer": endpoint(body)}
+    except RecordError as error:  # a round record's reader: its problem, and its first error
+        problem = error.problem
+        first = (problem.errors or [{}])[0]
+        refusal = {"code": problem.code, "pointer": first.get("pointer", ""), "error": error.code}
+        return {"request": body, "refusal": refusal}
     except RulesError as error:
         return {"request": body, "refusal": {"code": error.code, "pointer": error.pointer()}}

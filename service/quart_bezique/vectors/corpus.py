@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from quart_bezique.game.ruleset import Ruleset
 
-from . import betting, digests, scores, settlements, showdowns
+from . import betting, digests, records, scores, settlements, showdowns
 
 FORMAT: Final = "quart-bezique-vectors/1"
 """The corpus's format: raised whenever a file's shape or the manifest's changes."""
@@ -32,6 +32,8 @@ class Plan:
     per_setup_error: int = 10
     settlements: int = 1500
     per_refusal: int = 10
+    records: int = 1000
+    per_record_refusal: int = 10
 
 
 Cases = Callable[[Ruleset, int, Plan], Iterator[dict[str, Any]]]
@@ -44,6 +46,9 @@ FILES: Final[dict[str, Cases]] = {
     ),
     "settlements.jsonl": lambda r, seed, plan: settlements.cases(
         r, seed, plan.settlements, plan.per_refusal
+    ),
+    "rounds.jsonl": lambda r, seed, plan: records.cases(
+        r, seed, plan.records, plan.per_record_refusal
     ),
 }
 """Every file of the corpus, in the manifest's order, with what writes its cases."""
