@@ -484,7 +484,9 @@ log "schemathesis against $SPEC_URL (at most $SCHEMATHESIS_MAX_EXAMPLES examples
 # Hypothesis (FlakyFailure), not a finding about the service.
 SCHEMATHESIS=("$REPO/.venv/bin/schemathesis")
 [[ -f $REPO/schemathesis.toml ]] && SCHEMATHESIS+=(--config-file "$REPO/schemathesis.toml")
-(cd "$ROOT/client" && timeout "$SCHEMATHESIS_MAX_TIME" "${SCHEMATHESIS[@]}" run "$SPEC_URL" \
+# The hooks file registers the JSON Lines serializer the streaming endpoint's body needs.
+(cd "$ROOT/client" && SCHEMATHESIS_HOOKS="$REPO/tests/api/schemathesis_hooks.py" \
+    timeout "$SCHEMATHESIS_MAX_TIME" "${SCHEMATHESIS[@]}" run "$SPEC_URL" \
     --url "$BASE_URL" --phases examples,coverage,fuzzing --max-examples "$SCHEMATHESIS_MAX_EXAMPLES" \
     --workers 1 --request-timeout 30) \
     || die "schemathesis found failures (or ran over $SCHEMATHESIS_MAX_TIME s)"

@@ -22,19 +22,12 @@ from quart_bezique.api.registry import ENDPOINTS
 from schemathesis import Case
 from schemathesis.config import SchemathesisConfig
 
+from tests.api.schemathesis_hooks import NDJSON
+
 ROOT = Path(__file__).resolve().parents[2]
 MIN_CASES = 200
 """Floor per operation that takes input. Operations without any (GET of a fixed document) have
 a single valid request; they get it plus the coverage phase's wrong-method requests."""
-
-NDJSON = "application/x-ndjson"
-
-
-@schemathesis.serializer(NDJSON)
-def _one_line(_context: Any, value: Any) -> bytes:
-    """A JSON Lines body of one generated record (the contract's schema is one line's)."""
-    return json.dumps(value).encode() + b"\n"  # stdlib: integers beyond 64 bits too
-
 
 schema = schemathesis.openapi.from_path(
     ROOT / "openapi.yaml", config=SchemathesisConfig.from_path(ROOT / "schemathesis.toml")
