@@ -409,19 +409,7 @@ def test_signing_rotation_component_publishes_earlier_keys_from_the_same_secret(
 ) -> None:
     """k8s/components/signing-rotation: ``SIGNING_PUBLIC_KEYS_FILE`` from the signing Secret,
     the private key still mounted beside it; the result valid against the schemas."""
-    overlay = tmp_path / "overlay"
-    overlay.mkdir()
-    (overlay / "kustomization.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "kustomize.config.k8s.io/v1beta1",
-                "kind": "Kustomization",
-                "resources": [os.path.relpath(K8S, overlay)],
-                "components": [os.path.relpath(SIGNING_ROTATION, overlay)],
-            }
-        )
-    )
-    built = kustomize(overlay)
+    built = kustomize_with(SIGNING_ROTATION, tmp_path)
     output = tmp_path / "built.yaml"
     output.write_text(yaml.safe_dump_all(built))
     kubernetes_validate(None, output)
@@ -725,6 +713,23 @@ def kustomize(directory: Path) -> list[dict[str, Any]]:
     done = run(*command)
     assert done.returncode == 0, done.stderr
     return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+
+
+def kustomize_with(component: Path, tmp_path: Path) -> list[dict[str, Any]]:
+    """The base with one optional component, built as a user's overlay would build it."""
+    overlay = tmp_path / "overlay"
+    overlay.mkdir()
+    (overlay / "kustomization.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "kustomize.config.k8s.io/v1beta1",
+                "kind": "Kustomization",
+                "resources": [os.path.relpath(K8S, overlay)],
+                "components": [os.path.relpath(component, overlay)],
+            }
+        )
+    )
+    return kustomize(overlay)
 
 
 def by_name(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -14,8 +14,13 @@ import orjson
 import pytest
 import yaml
 
-from tests.container.test_deploy_manifests import K8S, KUBERNETES_VERSIONS, kubernetes_validate
-from tests.container.test_deploy_manifests import kustomize as build
+from tests.container.test_deploy_manifests import (
+    K8S,
+    KUBERNETES_VERSIONS,
+    by_name,
+    kubernetes_validate,
+    kustomize_with,
+)
 from tests.reconcile_http.support import EXAMPLES, REPO, jsonl, records
 
 COMPONENT = K8S / "components" / "reconcile-job"
@@ -23,23 +28,7 @@ MERGE = COMPONENT / "merge.py"
 
 
 def built(tmp_path: Path) -> list[dict[str, Any]]:
-    overlay = tmp_path / "overlay"
-    overlay.mkdir()
-    (overlay / "kustomization.yaml").write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "kustomize.config.k8s.io/v1beta1",
-                "kind": "Kustomization",
-                "resources": [os.path.relpath(K8S, overlay)],
-                "components": [os.path.relpath(COMPONENT, overlay)],
-            }
-        )
-    )
-    return build(overlay)
-
-
-def by_kind_name(docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(d["kind"], d["metadata"]["name"]): d for d in docs}
+    return kustomize_with(COMPONENT, tmp_path)
 
 
 def test_the_component_lists_its_files() -> None:
@@ -56,7 +45,7 @@ def test_the_jobs_shard_the_archive_and_merge_it(tmp_path: Path, version: str | 
     output = tmp_path / "built.yaml"
     output.write_text(yaml.safe_dump_all(docs))
     kubernetes_validate(version, output)
-    found = by_kind_name(docs)
+    found = by_name(docs)
     job = found[("Job", "quart-bezique-reconcile")]
     spec = job["spec"]
     assert spec["completionMode"] == "Indexed"

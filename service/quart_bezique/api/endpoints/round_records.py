@@ -25,6 +25,7 @@ from quart_bezique.api.contract.schemas import (
     _ruleset_sha256,
 )
 from quart_bezique.api.endpoints.endpoint import Endpoint, Resources
+from quart_bezique.api.endpoints.rounds import HEADS_UP_SHOWDOWN
 from quart_bezique.api.envelope import audit
 from quart_bezique.api.envelope.road import Handler, Judged
 from quart_bezique.rounds import RecordError, adjudicate_record
@@ -111,13 +112,7 @@ class RoundVerdictSchema(BaseSchema):
 
 EXAMPLE_RECORD: Final[dict[str, Any]] = {
     "format": FORMAT,
-    "players": ["ann", "bob"],
-    "dealer": "bob",
-    "ante": 5,
-    "actions": [
-        {"player": "ann", "type": "stake", "amount": 5},
-        {"player": "bob", "type": "open", "amount": 5},
-    ],
+    **HEADS_UP_SHOWDOWN,
     "hands": {"ann": ["KS", "QS", "JS", "JC"], "bob": ["KH", "QH", "9S", "9C"]},
     "claimed": {
         "pot": 20,

@@ -16,7 +16,7 @@ from quart_bezique.game.errors import RulesError
 from quart_bezique.wire import calls, render
 from quart_bezique.wire.canonical import SETTLE_PATH
 
-TIED_ROUND: Final[dict[str, Any]] = {
+HEADS_UP_SHOWDOWN: Final[dict[str, Any]] = {
     "players": ["ann", "bob"],
     "dealer": "bob",
     "ante": 5,
@@ -24,6 +24,12 @@ TIED_ROUND: Final[dict[str, Any]] = {
         {"player": "ann", "type": "stake", "amount": 5},
         {"player": "bob", "type": "open", "amount": 5},
     ],
+}
+"""Two seats, ante 5, one stake called by an open: a showdown for a pot of 20. The examples of
+settle and of a round record differ only in the hands dealt on it."""
+
+TIED_ROUND: Final[dict[str, Any]] = {
+    **HEADS_UP_SHOWDOWN,
     "hands": {"ann": ["KH", "QH", "9S", "9C"], "bob": ["KD", "QD", "AS", "AC"]},
 }
 """A showdown of two marriages, 4 points each, for a pot of 20: split under ``classic/1``,
