@@ -9,7 +9,7 @@ ConfigMap's tunables, the Deployment's limits, read-only, non-root), each timed 
 beforehand. Beside it, docker's own part: the same image and limits running ``python3 -c pass``,
 timed to its exit, which no change to the service can remove.
 
-    python -m scripts.container_start --image IMAGE --env-file FILE --memory 256m --cpus 1
+    python -m scripts.container_start --image IMAGE --env-file FILE --memory 320m --cpus 1
 
 Docker is reached as the caller's environment says (``DOCKER_HOST``, ``DOCKER_CONFIG``); the
 binary is ``$QB_DOCKER`` or ``docker``. Prints one line per figure, and with ``--json`` writes

@@ -396,6 +396,11 @@ cgroup_file() { # cgroup_file V1_CONTROLLER V1_FILE V2_FILE
         echo "/sys/fs/cgroup$(awk -F: '$1 == 0 { print $3 }' "/proc/$pid/cgroup")/$3"; fi
 }
 mib() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1048576 }'; }
+peak_mib() { mib "$(cat "$(cgroup_file memory memory.max_usage_in_bytes memory.peak)" 2>/dev/null || echo 0)"; }
+anon_mib() {
+    mib "$(awk '$1 == "total_rss" || $1 == "anon" { print $2; exit }' \
+        "$(cgroup_file memory memory.stat memory.stat)" 2>/dev/null || echo 0)"
+}
 
 wait_ready() { # polls /readyz every 10 ms (one Python per second), checking the container between
     local deadline state
@@ -454,6 +459,7 @@ log "smoke tests, then the heaviest load the configuration allows"
     --ignore=tests/container/test_container_build_digest.py \
     --ignore=tests/container/test_container_replicas.py) \
     || die "smoke tests failed"
+log "memory after the smoke tests: peak $(peak_mib) MiB, anonymous now $(anon_mib) MiB"
 
 # The build digest the image serves, recomputed on the host from the image's files (copied out
 # of a created, never started container), and a verdict signed inside the image (a second
@@ -491,15 +497,18 @@ SCHEMATHESIS=("$REPO/.venv/bin/schemathesis")
     --workers 1 --request-timeout 30) \
     || die "schemathesis found failures (or ran over $SCHEMATHESIS_MAX_TIME s)"
 
-PEAK_MB=$(mib "$(cat "$(cgroup_file memory memory.max_usage_in_bytes memory.peak)" 2>/dev/null || echo 0)")
-RSS_MB=$(mib "$(awk '$1 == "total_rss" || $1 == "anon" { print $2; exit }' \
-    "$(cgroup_file memory memory.stat memory.stat)" 2>/dev/null || echo 0)")
+PEAK_MB=$(peak_mib)
+RSS_MB=$(anon_mib)
 cpu_ns() { # CPU time the container used so far, in nanoseconds
     local file
     file=$(cgroup_file cpuacct cpuacct.usage cpu.stat)
     if [[ $file == */cpu.stat ]]; then awk '$1 == "usage_usec" { print $2 * 1000 }' "$file"; else cat "$file"; fi
 }
 CPU_SECONDS=$(awk -v ns="$(cpu_ns 2>/dev/null || echo 0)" 'BEGIN { printf "%.1f", ns / 1e9 }')
+PROCESS_PEAKS=$(while read -r pid; do
+    awk -v pid="$pid" '$1 == "VmHWM:" { printf "%s %.0f MiB, ", pid, $2 / 1024 }' "/proc/$pid/status" 2>/dev/null
+done <"$(cgroup_file memory cgroup.procs cgroup.procs)")
+log "peak resident memory per process (pid, VmHWM): ${PROCESS_PEAKS%, }"
 log "container resources: memory peak $PEAK_MB MiB (page cache included), anonymous memory now $RSS_MB MiB, CPU time ${CPU_SECONDS} s; limits $MEMORY, $CPUS CPU"
 (( PEAK_MB > 0 )) || die "could not read the container's peak memory from its cgroup"
 (( PEAK_MB * 1048576 * 100 <= MEMORY_BYTES * MEMORY_HEADROOM )) \

@@ -217,7 +217,7 @@ def signing(image: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tu
         "run", "-d", "--name", name,
         "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
         "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-        "--memory", "256m", "--pids-limit", "256",
+        "--memory", "320m", "--pids-limit", "256",
         "--mount", f"type=bind,source={keys},target={KEY_DIR},readonly",
         "--env", f"SIGNING_KEY_FILE={KEY_DIR}/signing-key.pem",
         "--env", "WEB_CONCURRENCY=1", "--env", f"PORT={APP_PORT}",

@@ -547,7 +547,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return Settings(
         image=values["QB_IMAGE"],
         env_file=values["QB_REPLICA_ENV"],
-        memory=os.environ.get("QB_REPLICA_MEMORY", "256m"),
+        memory=os.environ.get("QB_REPLICA_MEMORY", "320m"),
         cpus=os.environ.get("QB_REPLICA_CPUS", "1"),
         work=work,
         haproxy=values["QB_HAPROXY"],

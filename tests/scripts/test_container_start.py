@@ -70,7 +70,7 @@ def fake_docker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _arguments(image: str) -> list[str]:
-    return ["--image", image, "--env-file", "env", "--memory", "256m", "--cpus", "1", "--count",
+    return ["--image", image, "--env-file", "env", "--memory", "320m", "--cpus", "1", "--count",
             "2"]  # fmt: skip
 
 
