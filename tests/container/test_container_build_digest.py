@@ -29,6 +29,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
+from tests.container.test_deploy_manifests import pod_memory
+
 pytestmark = pytest.mark.container
 
 CLI: Final = Path(sys.executable).with_name("quart-bezique")
@@ -217,7 +219,7 @@ def signing(image: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tu
         "run", "-d", "--name", name,
         "--read-only", "--tmpfs", "/tmp:rw,nosuid,nodev,noexec,size=16m",
         "--cap-drop", "ALL", "--security-opt", "no-new-privileges",
-        "--memory", "320m", "--pids-limit", "256",
+        "--memory", pod_memory(), "--pids-limit", "256",
         "--mount", f"type=bind,source={keys},target={KEY_DIR},readonly",
         "--env", f"SIGNING_KEY_FILE={KEY_DIR}/signing-key.pem",
         "--env", "WEB_CONCURRENCY=1", "--env", f"PORT={APP_PORT}",

@@ -48,6 +48,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 
 from scripts.bench.config import LIMIT_CONTAINER_READY_S
+from tests.container.test_deploy_manifests import pod_memory
 
 pytestmark = pytest.mark.container
 
@@ -547,7 +548,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     return Settings(
         image=values["QB_IMAGE"],
         env_file=values["QB_REPLICA_ENV"],
-        memory=os.environ.get("QB_REPLICA_MEMORY", "320m"),
+        memory=os.environ.get("QB_REPLICA_MEMORY") or pod_memory(),
         cpus=os.environ.get("QB_REPLICA_CPUS", "1"),
         work=work,
         haproxy=values["QB_HAPROXY"],

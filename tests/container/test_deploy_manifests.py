@@ -111,6 +111,13 @@ def container() -> dict[str, Any]:
     return result
 
 
+def pod_memory() -> str:
+    """The Deployment's memory limit as docker's ``--memory`` writes it (``320Mi``: ``320m``):
+    every container the tests start is limited like a pod, from the one place that sets it."""
+    limit = str(container()["resources"]["limits"]["memory"])
+    return limit[:-2] + {"Ki": "k", "Mi": "m", "Gi": "g"}[limit[-2:]]
+
+
 def project_version() -> str:
     version: str = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     return version

@@ -27,10 +27,6 @@ COMPONENT = K8S / "components" / "reconcile-job"
 MERGE = COMPONENT / "merge.py"
 
 
-def built(tmp_path: Path) -> list[dict[str, Any]]:
-    return kustomize_with(COMPONENT, tmp_path)
-
-
 def test_the_component_lists_its_files() -> None:
     component = yaml.safe_load((COMPONENT / "kustomization.yaml").read_text())
     assert component["kind"] == "Component"
@@ -41,7 +37,7 @@ def test_the_component_lists_its_files() -> None:
 
 @pytest.mark.parametrize("version", KUBERNETES_VERSIONS, ids=lambda v: v or "latest")
 def test_the_jobs_shard_the_archive_and_merge_it(tmp_path: Path, version: str | None) -> None:
-    docs = built(tmp_path)
+    docs = kustomize_with(COMPONENT, tmp_path)
     output = tmp_path / "built.yaml"
     output.write_text(yaml.safe_dump_all(docs))
     kubernetes_validate(version, output)
